@@ -1,0 +1,319 @@
+//! One check of one watch: fetch → raw fingerprint → extract → link fingerprint → diff →
+//! selective extraction → commit (DESIGN 1). [`analyse`] is the part after the fetch and
+//! is shared by live checks and `sitefeed replay`, so both run one pipeline.
+
+use std::time::Instant;
+
+use url::Url;
+
+use crate::config::ScheduleConfig;
+use crate::diff;
+use crate::extract::{self, fingerprint, Selector};
+use crate::fetch::{FetchOutcome, Fetcher, Validators};
+use crate::model::{hex, Item, Link, Status, Watch};
+use crate::schedule::{self, Outcome};
+use crate::store::{CheckRecord, Store, StoreError, WatchState};
+
+/// A page body to analyse, from the network or from a file.
+#[derive(Debug)]
+pub struct PageInput<'a> {
+    pub body: &'a [u8],
+    pub content_type: Option<&'a str>,
+    /// The page's URL (after redirects), the base for relative links.
+    pub url: &'a Url,
+    pub validators: Validators,
+}
+
+/// What the analysis of a page found.
+#[derive(Debug)]
+pub enum Analysis {
+    /// Same body, same links, or 304: nothing to do but reschedule.
+    Unchanged {
+        raw_fingerprint: Option<String>,
+        validators: Option<Validators>,
+    },
+    /// The links changed (maybe with new items).
+    Changed(Changed),
+}
+
+#[derive(Debug)]
+pub struct Changed {
+    pub raw_fingerprint: String,
+    pub link_fingerprint: String,
+    pub validators: Validators,
+    pub title: Option<String>,
+    pub links: Vec<Link>,
+    /// New items, in page order (top first).
+    pub new_items: Vec<Item>,
+    /// URLs on the page not yet remembered as seen.
+    pub seen_urls: Vec<String>,
+    /// The first successful check: it sets the baseline and emits nothing.
+    pub baseline: bool,
+}
+
+/// The result of one check, as reported to users.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// New items, in page order (top first).
+    pub new_items: Vec<Item>,
+    /// Whether the page's links changed.
+    pub changed: bool,
+    /// The first successful check only set the baseline.
+    pub baseline: bool,
+    /// Why the check failed, if it did.
+    pub error: Option<String>,
+    /// Label of the failure for metrics.
+    pub error_kind: Option<&'static str>,
+    pub next_check: i64,
+}
+
+/// Analyses a page against the watch's stored state. Reads the store, never writes it.
+/// An `Err` is a user-facing reason why the page cannot be used.
+pub fn analyse(
+    store: &Store,
+    watch: &Watch,
+    prev: &WatchState,
+    input: &PageInput<'_>,
+    now: i64,
+) -> Result<Result<Analysis, String>, StoreError> {
+    let _ = now;
+    if input.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Err("the page is empty".into()));
+    }
+    let raw = hex(&fingerprint::raw(input.body));
+    if prev.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+        return Ok(Ok(Analysis::Unchanged {
+            raw_fingerprint: None,
+            validators: Some(input.validators.clone()),
+        }));
+    }
+    let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let decoded = extract::charset::decode(input.body, input.content_type);
+    let page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    if page.links.is_empty() {
+        return Ok(Err(if watch.select.is_some() {
+            "no links found: the CSS selector matches no links on the page".into()
+        } else {
+            "no links found on the page (is it built by JavaScript?)".into()
+        }));
+    }
+    let link_fp = hex(&fingerprint::links(&page.links));
+    if prev.link_fingerprint.as_deref() == Some(link_fp.as_str()) {
+        return Ok(Ok(Analysis::Unchanged {
+            raw_fingerprint: Some(raw),
+            validators: Some(input.validators.clone()),
+        }));
+    }
+
+    let baseline = prev.link_fingerprint.is_none();
+    let old = if baseline {
+        Vec::new()
+    } else {
+        store.links(&watch.id)?
+    };
+    let old_urls: std::collections::HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
+
+    // Selective extraction: a URL this watch saw before is never new again.
+    let seen_err = std::cell::RefCell::new(None);
+    let is_seen = |l: &Link| match store.is_seen(&watch.id, &l.url) {
+        Ok(s) => s,
+        Err(e) => {
+            seen_err.borrow_mut().get_or_insert(e);
+            true
+        }
+    };
+    let new_idx = if baseline {
+        Vec::new()
+    } else {
+        diff::new_links(&old, &page.links, &is_seen)
+    };
+    if let Some(e) = seen_err.into_inner() {
+        return Err(e);
+    }
+    let new_items = new_idx
+        .into_iter()
+        .map(|i| {
+            let l = &page.links[i];
+            let title = if l.text.is_empty() {
+                l.url.clone()
+            } else {
+                l.text.clone()
+            };
+            Item {
+                id: Item::id_for(&l.url),
+                title,
+                link: l.url.clone(),
+                first_seen: now,
+            }
+        })
+        .collect();
+    let mut seen_urls: Vec<String> = Vec::new();
+    let mut added = std::collections::HashSet::new();
+    for l in &page.links {
+        if !old_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
+            seen_urls.push(l.url.clone());
+        }
+    }
+    Ok(Ok(Analysis::Changed(Changed {
+        raw_fingerprint: raw,
+        link_fingerprint: link_fp,
+        validators: input.validators.clone(),
+        title: page.title,
+        links: page.links,
+        new_items,
+        seen_urls,
+        baseline,
+    })))
+}
+
+/// The watch's next state and the record to commit, for an analysis or a failure.
+pub fn settle(
+    sched: &ScheduleConfig,
+    watch: &Watch,
+    prev: &WatchState,
+    result: Result<Analysis, (String, &'static str)>,
+    now: i64,
+    duration_ms: u64,
+) -> (WatchState, CheckRecord, CheckReport) {
+    let mut st = prev.clone();
+    let elapsed = (now - prev.last_check.unwrap_or(watch.created)) as f64;
+    st.last_check = Some(now);
+    st.checks += 1;
+    st.last_duration_ms = duration_ms;
+    let mut record = CheckRecord::default();
+    let mut report = CheckReport::default();
+    let outcome = match result {
+        Err((msg, kind)) => {
+            st.status = Status::Error;
+            st.error = Some(msg.clone());
+            st.consecutive_errors += 1;
+            report.error = Some(msg);
+            report.error_kind = Some(kind);
+            Outcome::Failed {
+                consecutive: st.consecutive_errors,
+            }
+        }
+        Ok(analysis) => {
+            st.status = Status::Ok;
+            st.error = None;
+            st.consecutive_errors = 0;
+            match analysis {
+                Analysis::Unchanged {
+                    raw_fingerprint,
+                    validators,
+                } => {
+                    if let Some(fp) = raw_fingerprint {
+                        st.raw_fingerprint = Some(fp);
+                    }
+                    if let Some(v) = validators {
+                        st.etag = v.etag;
+                        st.last_modified = v.last_modified;
+                    }
+                    Outcome::Unchanged
+                }
+                Analysis::Changed(c) => {
+                    st.raw_fingerprint = Some(c.raw_fingerprint);
+                    st.link_fingerprint = Some(c.link_fingerprint);
+                    st.etag = c.validators.etag;
+                    st.last_modified = c.validators.last_modified;
+                    if c.title.is_some() {
+                        st.page_title = c.title;
+                    }
+                    st.link_count = c.links.len() as u64;
+                    report.changed = true;
+                    report.baseline = c.baseline;
+                    let updated = !c.new_items.is_empty();
+                    if updated {
+                        st.last_change = Some(now);
+                    }
+                    st.item_seq += c.new_items.len() as u64;
+                    st.item_count += c.new_items.len() as u64;
+                    // Stored oldest first: the top of the page gets the highest sequence.
+                    record.new_items = c.new_items.iter().rev().cloned().collect();
+                    report.new_items = c.new_items;
+                    record.links = Some(c.links);
+                    record.seen_urls = c.seen_urls;
+                    if updated {
+                        Outcome::Updated
+                    } else {
+                        Outcome::Unchanged
+                    }
+                }
+            }
+        }
+    };
+    let secs = schedule::next_interval(sched, &mut st.sched, outcome, elapsed);
+    st.next_check = now + secs.round() as i64;
+    report.next_check = st.next_check;
+    (st, record, report)
+}
+
+/// Fetches and analyses the page of `watch`; commits unless `dry_run`.
+pub async fn run(
+    store: &Store,
+    fetcher: &Fetcher,
+    sched: &ScheduleConfig,
+    watch: &Watch,
+    now: i64,
+    dry_run: bool,
+) -> Result<CheckReport, StoreError> {
+    let started = Instant::now();
+    let prev = store
+        .state(&watch.id)?
+        .ok_or_else(|| StoreError::NoWatch(watch.id.clone()))?;
+    let url = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
+        key: watch.id.to_string(),
+        reason: format!("stored URL does not parse: {e}"),
+    })?;
+    let validators = Validators {
+        etag: prev.etag.clone(),
+        last_modified: prev.last_modified.clone(),
+    };
+    let result = match fetcher.get(&url, &validators).await {
+        Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
+            raw_fingerprint: None,
+            validators: None,
+        }),
+        Ok(FetchOutcome::Page(page)) => {
+            let input = PageInput {
+                body: &page.body,
+                content_type: page.content_type.as_deref(),
+                url: &page.url,
+                validators: page.validators.clone(),
+            };
+            analyse(store, watch, &prev, &input, now)?.map_err(|m| (m, "page"))
+        }
+        Err(e) => Err((e.to_string(), e.kind())),
+    };
+    let ms = started.elapsed().as_millis() as u64;
+    apply(store, sched, watch, &prev, result, now, ms, dry_run)
+}
+
+/// Settles a check's result into the watch's next state and commits it (unless
+/// `dry_run`): the common end of live checks and replays.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of one check, passed through"
+)]
+pub fn apply(
+    store: &Store,
+    sched: &ScheduleConfig,
+    watch: &Watch,
+    prev: &WatchState,
+    result: Result<Analysis, (String, &'static str)>,
+    now: i64,
+    duration_ms: u64,
+    dry_run: bool,
+) -> Result<CheckReport, StoreError> {
+    let (state, record, report) = settle(sched, watch, prev, result, now, duration_ms);
+    if !dry_run {
+        store.commit_check(&watch.id, prev, &state, &record)?;
+    }
+    Ok(report)
+}

@@ -1,0 +1,351 @@
+//! Finding the links that a page gained: the improved LCS of DESIGN.md §2 (seed 000,
+//! sections 1.4 and 1.5).
+//!
+//! The stored link array (old) and the fresh one (new) are compared as arrays of interned
+//! keys ([`Interner`], [`link_key`]). [`diff_keys`] strips the common prefix and suffix,
+//! runs Nakatsu's LCS ([`lcs`]) on the rest, examines LCS alignments, and reports the
+//! elements of new that no alignment-chosen LCS matched, split into really new ones
+//! (`inserted`) and ones whose key stands in old (`moved`). [`new_links`] is the product's
+//! entry point: it adds selective extraction (never emit what this watch already saw) and
+//! URL de-duplication. [`baseline`] holds the methods the evaluation compares against.
+//!
+//! # What the choice of alignment can change
+//!
+//! Every LCS alignment leaves exactly `n - t` elements of new unmatched, and every element
+//! of new whose key does not occur in old is unmatched in *every* alignment (it has no
+//! equal partner). So the number of unmatched elements whose key does occur in old is
+//! `n - t - |{j : new[j] not in old}|` for every alignment alike. Two consequences:
+//!
+//! * the paper's rejection test ("an inserted string must not stand on the old page")
+//!   passes for all LCS alignments or for none, and "the fewest inserted keys in old" is a
+//!   tie between all of them: the alignment kept is always the first one examined;
+//! * after the final classification, `inserted` is exactly the set of positions of new
+//!   whose key is absent from old (the same as [`baseline::set_difference`]), whatever
+//!   alignment is kept. The choice only decides *which* positions are reported as `moved`:
+//!   with repeated keys ("Read more" links, multiplicities), which occurrence is the extra
+//!   one; with reordered keys, which of the swapped items moved.
+//!
+//! The enumeration is still run as DESIGN.md §2 specifies, bounded, and its counters are
+//! reported for the evaluation.
+
+pub mod baseline;
+pub mod lcs;
+
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+
+use crate::model::Link;
+
+pub use lcs::{alignments, nakatsu, Alignments, Lcs, LcsTable};
+
+/// Maps strings to dense `u32` ids (0, 1, 2, … in order of first sight), so that arrays of
+/// strings can be compared as arrays of integers. Equal strings get equal ids within one
+/// interner; ids from different interners are unrelated.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    /// An empty interner.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, allocating the next one if `s` is new.
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = u32::try_from(self.ids.len())
+            .expect("invariant: fewer than 2^32 distinct keys in one comparison");
+        self.ids.insert(s.to_owned(), id);
+        id
+    }
+
+    /// The ids of `strings`, in order.
+    pub fn intern_all<'a>(&mut self, strings: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+        strings.into_iter().map(|s| self.intern(s)).collect()
+    }
+
+    /// The id of `s` if it was interned.
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+
+    /// The number of distinct strings interned.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether nothing was interned.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// The comparison key of a link: its text and URL together, separated by U+001F (unit
+/// separator, which normalized link text and URLs do not contain). Both count because on
+/// some sites link texts are generic ("Details >") and new entries differ only by URL.
+pub fn link_key(link: &Link) -> String {
+    format!("{}\u{1f}{}", link.text, link.url)
+}
+
+/// How many alignments [`new_links`] examines.
+pub const DEFAULT_MAX_ALIGNMENTS: usize = 64;
+
+/// The work limits of [`diff_keys_with_limits`]. Past any of them the diff does not fail:
+/// it falls back or stops enumerating, and says so in [`DiffOutcome`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Up-front cap on `(m - u + 1) · m`, where `m` is the shorter length after stripping
+    /// the common prefix and suffix and `u` the size of the multiset intersection of the two
+    /// arrays. Since `t <= u`, at least `m - u + 1` diagonals of Nakatsu's matrix are needed
+    /// and `(m - u + 1) · m` is the paper's `O(n (m - t))` bound at its most favourable.
+    /// Above the cap the arrays are too unlike for an alignment to mean anything and the
+    /// diff falls back at once, without building anything (e.g. two unrelated pages of
+    /// 10,000 links: `10,001 · 10,000 > 2^24`).
+    pub work: usize,
+    /// Hard cap on the cells of Nakatsu's matrix (4 bytes each), which bounds memory and the
+    /// table's time (one binary search per cell). Checked while the table grows; above it
+    /// the diff falls back.
+    pub cells: usize,
+    /// Cap on candidate tests of the alignment enumeration after the first alignment
+    /// (see [`LcsTable::for_each_alignment`]); at it, enumeration stops with `bound_hit`.
+    pub steps: usize,
+}
+
+impl Limits {
+    /// `work` 2^24, `cells` 2^21 (8 MiB), `steps` 2^20: a few tens of milliseconds at most.
+    /// A page of 1,000 links always fits (at most `(m - t + 1) · t <= 250,500` cells); one
+    /// of 10,000 links fits when its LCS misses at most about 200 links (2%) outside the
+    /// common prefix and suffix.
+    pub const DEFAULT: Self = Self {
+        work: 1 << 24,
+        cells: 1 << 21,
+        steps: 1 << 20,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// The result of comparing an old array of keys with a new one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DiffOutcome {
+    /// Indices into new, in page order, of elements whose key does not occur in old: the
+    /// new items.
+    pub inserted: Vec<usize>,
+    /// Indices into new, in page order, that the kept LCS alignment left unmatched but whose
+    /// key does occur in old: a moved or repeated item, not a new one. Disjoint from
+    /// `inserted`.
+    pub moved: Vec<usize>,
+    /// The LCS length of the whole arrays (common prefix and suffix included). Under
+    /// `fallback`, the number of elements paired by the multiset difference instead, which
+    /// is an upper bound of the LCS length.
+    pub lcs_len: usize,
+    /// How many LCS alignments the rejection test examined (0 under `fallback`).
+    pub alignments_examined: usize,
+    /// The enumeration stopped at `max_alignments` or at the step limit while alignments
+    /// may remain unexamined. Never set under `fallback`.
+    pub bound_hit: bool,
+    /// The LCS was not computed because the arrays exceeded [`Limits`]; the result comes
+    /// from the multiset difference (see [`diff_keys_with_limits`]).
+    pub fallback: bool,
+}
+
+/// The improved LCS diff of `old` against `new` with [`Limits::DEFAULT`]; see
+/// [`diff_keys_with_limits`].
+pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome {
+    diff_keys_with_limits(old, new, max_alignments, Limits::DEFAULT)
+}
+
+/// The improved LCS diff of `old` against `new` (DESIGN.md §2).
+///
+/// 1. Strip the common prefix and suffix (they belong to an LCS; most list pages change at
+///    the top, so what remains is usually small).
+/// 2. Unless [`Limits`] say the rest is too large, run Nakatsu's algorithm on it and
+///    enumerate LCS alignments (at least one, at most `max_alignments`; 0 counts as 1).
+///    Reject every alignment that leaves unmatched an element of new whose key occurs
+///    anywhere in old; keep the first that passes; if none passes, keep the examined one
+///    with the fewest such elements (the first on ties). As the module documentation
+///    shows, that is always the first alignment.
+/// 3. Classify the unmatched elements of new: key absent from old → `inserted`; key
+///    present in old → `moved`.
+///
+/// Fallback (`fallback = true`): when `(m - u + 1) · m > limits.work` or the table would
+/// exceed `limits.cells` cells, the middle parts are compared as multisets instead: each
+/// element of new, in page order, is paired with an unpaired equal element of old if one
+/// is left, and the unpaired ones are classified as in step 3. `inserted` is the same as
+/// the LCS would give; `moved` then holds only surplus occurrences of repeated keys (not
+/// reorderings).
+///
+/// Guarantees: `inserted` and `moved` are disjoint, increasing, and together are the
+/// elements of new left unmatched by an LCS (or by the multiset pairing under fallback);
+/// `inserted` is always `{ j : new[j] does not occur in old }`.
+/// Cost: `O(n + m)` hashing plus, unless falling back, the table and enumeration within
+/// `limits`.
+pub fn diff_keys_with_limits(
+    old: &[u32],
+    new: &[u32],
+    max_alignments: usize,
+    limits: Limits,
+) -> DiffOutcome {
+    diff_impl(old, new, max_alignments, limits, true)
+}
+
+fn diff_impl(
+    old: &[u32],
+    new: &[u32],
+    max_alignments: usize,
+    limits: Limits,
+    strip: bool,
+) -> DiffOutcome {
+    let (pre, suf) = if strip {
+        common_affixes(old, new)
+    } else {
+        (0, 0)
+    };
+    let old_mid = &old[pre..old.len() - suf];
+    let new_mid = &new[pre..new.len() - suf];
+    let in_old: HashSet<u32> = old.iter().copied().collect();
+    let classify = |unmatched_mid: &[usize], outcome: &mut DiffOutcome| {
+        for &j in unmatched_mid {
+            if in_old.contains(&new_mid[j]) {
+                outcome.moved.push(pre + j);
+            } else {
+                outcome.inserted.push(pre + j);
+            }
+        }
+    };
+
+    let m = old_mid.len().min(new_mid.len());
+    let u = multiset_intersection(old_mid, new_mid);
+    let table = if (m - u + 1).saturating_mul(m) > limits.work {
+        None
+    } else {
+        LcsTable::build(old_mid, new_mid, limits.cells)
+    };
+    let Some(table) = table else {
+        let (paired, unpaired) = multiset_difference(old_mid, new_mid);
+        let mut outcome = DiffOutcome {
+            lcs_len: pre + suf + paired,
+            fallback: true,
+            ..DiffOutcome::default()
+        };
+        classify(&unpaired, &mut outcome);
+        return outcome;
+    };
+
+    // Keep the first alignment whose unmatched keys are all absent from old; else the one
+    // with the fewest present (earliest on ties).
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    let run = table.for_each_alignment(max_alignments.max(1), limits.steps, |pairs| {
+        let unmatched = lcs::unmatched(pairs.iter().map(|&(_, j)| j), new_mid.len());
+        let present = unmatched
+            .iter()
+            .filter(|&&j| in_old.contains(&new_mid[j]))
+            .count();
+        let better = match &best {
+            None => true,
+            Some((fewest, _)) => present < *fewest,
+        };
+        if better {
+            best = Some((present, unmatched));
+        }
+        if present == 0 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    let (_, unmatched) = best.expect("invariant: at least one alignment is always examined");
+    let mut outcome = DiffOutcome {
+        lcs_len: pre + suf + table.len(),
+        alignments_examined: run.yielded,
+        bound_hit: run.bound_hit,
+        ..DiffOutcome::default()
+    };
+    classify(&unmatched, &mut outcome);
+    outcome
+}
+
+/// The lengths of the longest common prefix and then the longest common suffix of the
+/// remainders (they never overlap).
+fn common_affixes(a: &[u32], b: &[u32]) -> (usize, usize) {
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (pre, suf)
+}
+
+/// The size of the multiset intersection of `a` and `b`: an upper bound of their LCS
+/// length.
+fn multiset_intersection(a: &[u32], b: &[u32]) -> usize {
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for &x in a {
+        *counts.entry(x).or_default() += 1;
+    }
+    let mut common = 0;
+    for x in b {
+        if let Some(c) = counts.get_mut(x) {
+            if *c > 0 {
+                *c -= 1;
+                common += 1;
+            }
+        }
+    }
+    common
+}
+
+/// Pairs each element of `new`, in order, with an unpaired equal element of `old` if one
+/// is left. Returns the number paired and the indices of `new` left unpaired, increasing.
+fn multiset_difference(old: &[u32], new: &[u32]) -> (usize, Vec<usize>) {
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for &x in old {
+        *counts.entry(x).or_default() += 1;
+    }
+    let mut paired = 0;
+    let mut unpaired = Vec::new();
+    for (j, x) in new.iter().enumerate() {
+        match counts.get_mut(x) {
+            Some(c) if *c > 0 => {
+                *c -= 1;
+                paired += 1;
+            }
+            _ => unpaired.push(j),
+        }
+    }
+    (paired, unpaired)
+}
+
+/// The indices of the links of `new` to emit as new feed items, in page order.
+///
+/// Links are compared by [`link_key`] with [`diff_keys`] (at most
+/// [`DEFAULT_MAX_ALIGNMENTS`] alignments, default [`Limits`]). Returned: the `inserted`
+/// links (key absent from old; `moved` ones are never returned) for which `seen` is
+/// `false` (selective extraction: never emit what this watch already saw), and of those
+/// only the first link with each URL.
+pub fn new_links(old: &[Link], new: &[Link], seen: &dyn Fn(&Link) -> bool) -> Vec<usize> {
+    let mut interner = Interner::new();
+    let old_ids: Vec<u32> = old.iter().map(|l| interner.intern(&link_key(l))).collect();
+    let new_ids: Vec<u32> = new.iter().map(|l| interner.intern(&link_key(l))).collect();
+    let outcome = diff_keys(&old_ids, &new_ids, DEFAULT_MAX_ALIGNMENTS);
+    let mut urls: HashSet<&str> = HashSet::new();
+    outcome
+        .inserted
+        .into_iter()
+        .filter(|&j| !seen(&new[j]))
+        .filter(|&j| urls.insert(new[j].url.as_str()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,39 @@
+//! The top-level error of the binary, and its exit code: 2 for bad usage or input
+//! (the message says what to fix), 1 for anything else.
+
+use crate::config::ConfigError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad usage or input: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Anything else: exit 1.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Error {
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Self::Usage(_))
+    }
+}
+
+impl From<ConfigError> for Error {
+    fn from(e: ConfigError) -> Self {
+        Self::Usage(e.to_string())
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Self::Failed(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Self::Failed(e.to_string())
+    }
+}

@@ -1,0 +1,67 @@
+//! Fingerprints of a check (DESIGN section 1, steps 2 and 4): the MD5 of the raw body,
+//! and the MD5 of the denoised link array, which a visit counter, a clock or a rotating
+//! ad does not change.
+
+use md5::{Digest, Md5};
+
+use crate::model::Link;
+
+/// MD5 of the body bytes.
+pub fn raw(body: &[u8]) -> [u8; 16] {
+    Md5::digest(body).into()
+}
+
+/// MD5 of the link array: for each link in order, its text and its URL, each preceded by
+/// its length in bytes (8 bytes, little-endian), so no two different arrays hash the same
+/// input (`[("ab", "c")]` and `[("a", "bc")]`, or one link and two, differ).
+pub fn links(links: &[Link]) -> [u8; 16] {
+    let mut h = Md5::new();
+    for link in links {
+        for field in [&link.text, &link.url] {
+            h.update((field.len() as u64).to_le_bytes());
+            h.update(field.as_bytes());
+        }
+    }
+    h.finalize().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hex;
+
+    #[test]
+    fn raw_is_md5() {
+        assert_eq!(hex(&raw(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(
+            hex(&raw(b"The quick brown fox jumps over the lazy dog")),
+            "9e107d9d372bb6826bd81d3542a419d6"
+        );
+    }
+
+    #[test]
+    fn link_fingerprint_is_unambiguous() {
+        let l = |t: &str, u: &str| Link::new(t, u);
+        let variants = [
+            vec![],
+            vec![l("", "")],
+            vec![l("", ""), l("", "")],
+            vec![l("ab", "c")],
+            vec![l("a", "bc")],
+            vec![l("a", "b"), l("c", "d")],
+            vec![l("a", "bc"), l("", "d")],
+            vec![l("c", "d"), l("a", "b")],
+        ];
+        let prints: Vec<_> = variants.iter().map(|v| links(v)).collect();
+        for i in 0..prints.len() {
+            for j in i + 1..prints.len() {
+                assert_ne!(
+                    prints[i], prints[j],
+                    "{:?} vs {:?}",
+                    variants[i], variants[j]
+                );
+            }
+        }
+        assert_eq!(links(&variants[5]), links(&variants[5].clone()));
+    }
+}

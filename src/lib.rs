@@ -1,0 +1,27 @@
+//! sitefeed turns any web page into a feed: it watches the page, finds the links added
+//! since its last look, and serves them as RSS 2.0, Atom 1.0 and JSON Feed items.
+//!
+//! The pipeline of one check ([`check`]): fetch ([`fetch`]) → raw fingerprint →
+//! link extraction ([`extract`]) → link fingerprint → improved-LCS diff ([`diff`]) →
+//! selective extraction → one atomic commit ([`store`]). The [`schedule`] decides when
+//! each watch is checked; [`server`] and [`cli`] are the two front doors.
+
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod config;
+pub mod diff;
+pub mod error;
+pub mod extract;
+pub mod fetch;
+pub mod metrics;
+pub mod model;
+pub mod offline;
+pub mod render;
+pub mod schedule;
+pub mod server;
+pub mod store;
+
+pub use app::App;
+pub use config::Config;
+pub use error::Error;

@@ -1,0 +1,106 @@
+//! Counters for `/metrics`, in Prometheus text format.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::check::CheckReport;
+
+/// Upper bounds of the check latency histogram, seconds.
+const BUCKETS: [f64; 10] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    checks: AtomicU64,
+    new_items: AtomicU64,
+    errors: Mutex<BTreeMap<&'static str, u64>>,
+    latency: Mutex<Histogram>,
+}
+
+#[derive(Debug, Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    sum: f64,
+    count: u64,
+}
+
+impl Metrics {
+    pub fn record_check(&self, report: &CheckReport, took: Duration) {
+        self.checks.fetch_add(1, Ordering::Relaxed);
+        self.new_items
+            .fetch_add(report.new_items.len() as u64, Ordering::Relaxed);
+        if let Some(kind) = report.error_kind {
+            let mut e = self
+                .errors
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *e.entry(kind).or_default() += 1;
+        }
+        let secs = took.as_secs_f64();
+        let mut h = self
+            .latency
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if secs <= *b {
+                h.counts[i] += 1;
+            }
+        }
+        h.sum += secs;
+        h.count += 1;
+    }
+
+    /// Prometheus text exposition.
+    pub fn render(&self, watches: usize, due: usize, store_bytes: u64) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "# HELP sitefeed_checks_total Checks run.\n# TYPE sitefeed_checks_total counter"
+        );
+        let _ = writeln!(
+            s,
+            "sitefeed_checks_total {}",
+            self.checks.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(s, "# HELP sitefeed_check_errors_total Failed checks by kind.\n# TYPE sitefeed_check_errors_total counter");
+        for (k, v) in self
+            .errors
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+        {
+            let _ = writeln!(s, "sitefeed_check_errors_total{{kind=\"{k}\"}} {v}");
+        }
+        let _ = writeln!(s, "# HELP sitefeed_new_items_total Items found new.\n# TYPE sitefeed_new_items_total counter");
+        let _ = writeln!(
+            s,
+            "sitefeed_new_items_total {}",
+            self.new_items.load(Ordering::Relaxed)
+        );
+        let h = self
+            .latency
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = writeln!(s, "# HELP sitefeed_check_duration_seconds Time of a check, fetch included.\n# TYPE sitefeed_check_duration_seconds histogram");
+        for (i, b) in BUCKETS.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "sitefeed_check_duration_seconds_bucket{{le=\"{b}\"}} {}",
+                h.counts[i]
+            );
+        }
+        let _ = writeln!(
+            s,
+            "sitefeed_check_duration_seconds_bucket{{le=\"+Inf\"}} {}",
+            h.count
+        );
+        let _ = writeln!(s, "sitefeed_check_duration_seconds_sum {}", h.sum);
+        let _ = writeln!(s, "sitefeed_check_duration_seconds_count {}", h.count);
+        let _ = writeln!(s, "# HELP sitefeed_watches Watches in the store.\n# TYPE sitefeed_watches gauge\nsitefeed_watches {watches}");
+        let _ = writeln!(s, "# HELP sitefeed_queue_depth Watches due now.\n# TYPE sitefeed_queue_depth gauge\nsitefeed_queue_depth {due}");
+        let _ = writeln!(s, "# HELP sitefeed_store_bytes Store size on disk.\n# TYPE sitefeed_store_bytes gauge\nsitefeed_store_bytes {store_bytes}");
+        s
+    }
+}

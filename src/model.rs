@@ -1,0 +1,113 @@
+//! Data shared by every module: watches, links, items and the outcome of a check.
+//!
+//! Data only: no I/O and no behaviour beyond small constructors and accessors.
+
+use serde::{Deserialize, Serialize};
+
+/// One link of a page, in page order: its visible text (whitespace collapsed, entities
+/// decoded) and its absolute, normalized URL.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Link {
+    pub text: String,
+    pub url: String,
+}
+
+impl Link {
+    pub fn new(text: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            url: url.into(),
+        }
+    }
+}
+
+/// A watch id: the first 12 hex digits of the MD5 of the watch's normalized URL, so adding
+/// the same URL twice yields the same id. Stable and URL-safe.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WatchId(String);
+
+impl WatchId {
+    /// The id of a watch on `normalized_url`.
+    pub fn for_url(normalized_url: &str) -> Self {
+        use md5::{Digest, Md5};
+        let digest = Md5::digest(normalized_url.as_bytes());
+        Self(hex(&digest[..6]))
+    }
+
+    /// Parses an id given by a user; `None` unless it has the shape of an id.
+    pub fn parse(s: &str) -> Option<Self> {
+        (s.len() == 12
+            && s.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+        .then(|| Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for WatchId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// What the user asked to watch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watch {
+    pub id: WatchId,
+    /// Normalized absolute URL of the page.
+    pub url: String,
+    /// Title given by the user, if any.
+    pub title: Option<String>,
+    /// 1 (the page only) to 3.
+    pub depth: u8,
+    /// CSS selector narrowing the page to a region.
+    pub select: Option<String>,
+    pub keywords: Vec<String>,
+    /// Unix seconds.
+    pub created: i64,
+}
+
+/// One feed item: a link that a check found new.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Item {
+    /// Stable id: hex MD5 of the item's URL (16 hex digits).
+    pub id: String,
+    pub title: String,
+    pub link: String,
+    /// Unix seconds when a check first saw it.
+    pub first_seen: i64,
+}
+
+impl Item {
+    /// The stable id of an item linking to `url`.
+    pub fn id_for(url: &str) -> String {
+        use md5::{Digest, Md5};
+        hex(&Md5::digest(url.as_bytes())[..8])
+    }
+}
+
+/// Health of a watch as shown to users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Added, never checked.
+    New,
+    /// The last check succeeded.
+    Ok,
+    /// The last check failed; `WatchState::error` says why.
+    Error,
+}

@@ -1,0 +1,84 @@
+//! RSS 2.0, written with the `rss` crate.
+//!
+//! Channel: `<title>` = the feed title, `<link>` = the watched page, `<description>` =
+//! "Links newly added to `<page>`", `<lastBuildDate>` = `updated`, `<generator>`, `<docs>`,
+//! `<ttl>` = `ttl_minutes` when known, `<atom:link rel="self" type="application/rss+xml">`
+//! = `<base_url>/feed/<id>.xml<key_query>`.
+//!
+//! Each [`Item`](crate::model::Item) becomes an `<item>`: `title` → `<title>`, `link` →
+//! `<link>`, `id` → `<guid isPermaLink="false">`, `first_seen` → `<pubDate>` (RFC 822,
+//! `+0000`). No `<description>`: the page gives only the link and its text.
+//!
+//! Escaping: the `rss` crate writes `<title>`, `<link>`, `<guid>` and every channel text as
+//! escaped text (quick-xml's `escape`: `& < > " '`) and attributes escaped too; only an
+//! item's `<description>` and `<content:encoded>` are written as CDATA (split at `]]>` by
+//! quick-xml), and those are not used here.
+
+use std::collections::BTreeMap;
+
+use ::rss::extension::{Extension, ExtensionMap};
+use ::rss::{Channel, Guid, Item as RssItem};
+
+use super::{into_string, item_title, sanitize, utc, FeedView, GENERATOR};
+
+/// Namespace of the `atom:link rel="self"` element.
+const ATOM_NS: &str = "http://www.w3.org/2005/Atom";
+
+/// Renders `view` as an RSS 2.0 document (UTF-8, indented by two spaces).
+pub fn rss(view: &FeedView) -> String {
+    let page = sanitize(&view.watch.url);
+    let mut channel = Channel {
+        title: view.feed_title(),
+        link: page.clone(),
+        description: format!("Links newly added to {page}"),
+        last_build_date: Some(rfc822(view.updated)),
+        generator: Some(GENERATOR.to_owned()),
+        docs: Some("https://www.rssboard.org/rss-specification".to_owned()),
+        ttl: view.ttl_minutes.map(|m| m.to_string()),
+        items: view.items.iter().map(item).collect(),
+        ..Channel::default()
+    };
+    channel
+        .namespaces
+        .insert("atom".to_owned(), ATOM_NS.to_owned());
+    channel.extensions = self_link(&view.self_url("xml"));
+    into_string(channel.pretty_write_to(Vec::new(), b' ', 2))
+}
+
+/// One `<item>`.
+fn item(item: &crate::model::Item) -> RssItem {
+    RssItem {
+        title: Some(item_title(item)),
+        link: Some(sanitize(&item.link)),
+        guid: Some(Guid {
+            value: sanitize(&item.id),
+            permalink: false,
+        }),
+        pub_date: Some(rfc822(item.first_seen)),
+        ..RssItem::default()
+    }
+}
+
+/// `<atom:link href="<url>" rel="self" type="application/rss+xml"/>` as a channel extension.
+fn self_link(url: &str) -> ExtensionMap {
+    let link = Extension {
+        name: "atom:link".to_owned(),
+        // Some(""), not None: the writer then keeps the end tag on the same line.
+        value: Some(String::new()),
+        attrs: BTreeMap::from([
+            ("href".to_owned(), url.to_owned()),
+            ("rel".to_owned(), "self".to_owned()),
+            ("type".to_owned(), "application/rss+xml".to_owned()),
+        ]),
+        children: BTreeMap::new(),
+    };
+    BTreeMap::from([(
+        "atom".to_owned(),
+        BTreeMap::from([("link".to_owned(), vec![link])]),
+    )])
+}
+
+/// Unix seconds as an RFC 822 date, e.g. `Tue, 14 Nov 2023 22:13:20 +0000`.
+fn rfc822(secs: i64) -> String {
+    utc(secs).to_rfc2822()
+}

@@ -1,0 +1,266 @@
+//! `/api/watches` and `/api/opml`: JSON in, JSON out.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+
+use super::error::ApiError;
+use crate::app::{App, AppError, NewWatch};
+use crate::model::{Item, Watch, WatchId};
+use crate::store::WatchState;
+
+pub fn router() -> Router<Arc<App>> {
+    Router::new()
+        .route("/api/watches", post(create).get(list))
+        .route("/api/watches/{id}", get(show).delete(remove))
+        .route("/api/watches/{id}/check", post(check))
+        .route("/api/watches/{id}/items", get(items))
+        .route("/api/opml", post(import_opml))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    url: String,
+    depth: Option<u8>,
+    title: Option<String>,
+    select: Option<String>,
+    keywords: Option<Vec<String>>,
+}
+
+/// A watch as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct WatchJson {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    pub user_title: Option<String>,
+    pub depth: u8,
+    pub select: Option<String>,
+    pub keywords: Vec<String>,
+    pub feed_url: String,
+    pub feeds: FeedUrls,
+    pub created: String,
+    pub status: &'static str,
+    pub error: Option<String>,
+    pub last_check: Option<String>,
+    pub next_check: Option<String>,
+    pub last_change: Option<String>,
+    pub item_count: u64,
+    pub link_count: u64,
+    pub checks: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FeedUrls {
+    pub rss: String,
+    pub atom: String,
+    pub json: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ItemJson {
+    pub id: String,
+    pub title: String,
+    pub link: String,
+    pub first_seen: String,
+}
+
+impl From<&Item> for ItemJson {
+    fn from(i: &Item) -> Self {
+        Self {
+            id: i.id.clone(),
+            title: i.title.clone(),
+            link: i.link.clone(),
+            first_seen: rfc3339(i.first_seen),
+        }
+    }
+}
+
+pub fn rfc3339(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
+    WatchJson {
+        id: w.id.to_string(),
+        url: w.url.clone(),
+        title: app.display_title(w, s),
+        user_title: w.title.clone(),
+        depth: w.depth,
+        select: w.select.clone(),
+        keywords: w.keywords.clone(),
+        feed_url: app.feed_url(&w.id, "xml"),
+        feeds: FeedUrls {
+            rss: app.feed_url(&w.id, "xml"),
+            atom: app.feed_url(&w.id, "atom"),
+            json: app.feed_url(&w.id, "json"),
+        },
+        created: rfc3339(w.created),
+        status: match s.map(|s| s.status) {
+            None | Some(crate::model::Status::New) => "new",
+            Some(crate::model::Status::Ok) => "ok",
+            Some(crate::model::Status::Error) => "error",
+        },
+        error: s.and_then(|s| s.error.clone()),
+        last_check: s.and_then(|s| s.last_check).map(rfc3339),
+        next_check: s.map(|s| rfc3339(s.next_check)),
+        last_change: s.and_then(|s| s.last_change).map(rfc3339),
+        item_count: s.map_or(0, |s| s.item_count),
+        link_count: s.map_or(0, |s| s.link_count),
+        checks: s.map_or(0, |s| s.checks),
+    }
+}
+
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    b.map(|Json(v)| v)
+        .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {}", e.body_text())))
+}
+
+async fn create(
+    State(app): State<Arc<App>>,
+    b: Result<Json<CreateBody>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let b = body(b)?;
+    let req = NewWatch {
+        url: b.url,
+        depth: b.depth,
+        title: b.title,
+        select: b.select,
+        keywords: b.keywords.unwrap_or_default(),
+    };
+    let (w, added) = app.add_watch(&req)?;
+    let s = app.store.state(&w.id)?;
+    let code = if added {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((code, Json(watch_json(&app, &w, s.as_ref()))).into_response())
+}
+
+async fn list(State(app): State<Arc<App>>) -> Result<Json<Vec<WatchJson>>, ApiError> {
+    let mut out = Vec::new();
+    for w in app.store.watches()? {
+        let s = app.store.state(&w.id)?;
+        out.push(watch_json(&app, &w, s.as_ref()));
+    }
+    Ok(Json(out))
+}
+
+fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
+    let wid = WatchId::parse(id).ok_or_else(|| ApiError::NotFound(format!("watch {id}")))?;
+    app.store
+        .watch(&wid)?
+        .ok_or_else(|| ApiError::NotFound(format!("watch {id}")))
+}
+
+async fn show(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Json<WatchJson>, ApiError> {
+    let w = find(&app, &id)?;
+    let s = app.store.state(&w.id)?;
+    Ok(Json(watch_json(&app, &w, s.as_ref())))
+}
+
+async fn remove(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let w = find(&app, &id)?;
+    app.remove(&w.id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Serialize)]
+struct CheckJson {
+    new_items: usize,
+    changed: bool,
+    baseline: bool,
+    error: Option<String>,
+    items: Vec<ItemJson>,
+    next_check: String,
+}
+
+async fn check(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Json<CheckJson>, ApiError> {
+    let w = find(&app, &id)?;
+    let r = app.check(&w, false).await?;
+    app.wake.notify_one();
+    Ok(Json(CheckJson {
+        new_items: r.new_items.len(),
+        changed: r.changed,
+        baseline: r.baseline,
+        error: r.error,
+        items: r.new_items.iter().map(ItemJson::from).collect(),
+        next_check: rfc3339(r.next_check),
+    }))
+}
+
+async fn items(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<ItemJson>>, ApiError> {
+    let w = find(&app, &id)?;
+    let items = app.store.items(&w.id, app.config.feed.max_items)?;
+    Ok(Json(items.iter().map(ItemJson::from).collect()))
+}
+
+#[derive(Debug, Serialize)]
+pub struct OpmlReport {
+    pub added: usize,
+    pub existing: usize,
+    pub rejected: Vec<Rejected>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Rejected {
+    pub url: String,
+    pub error: String,
+}
+
+/// Imports OPML: validates every outline first, so a malformed document adds nothing.
+pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
+    let entries = crate::render::opml_parse(text)
+        .map_err(|e| AppError::BadInput(format!("invalid OPML: {e}")))?;
+    let mut report = OpmlReport {
+        added: 0,
+        existing: 0,
+        rejected: Vec::new(),
+    };
+    for e in entries {
+        let req = NewWatch {
+            url: e.url.clone(),
+            title: e.title,
+            ..NewWatch::default()
+        };
+        match app.add_watch(&req) {
+            Ok((_, true)) => report.added += 1,
+            Ok((_, false)) => report.existing += 1,
+            Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
+                url: e.url,
+                error: m,
+            }),
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(report)
+}
+
+async fn import_opml(
+    State(app): State<Arc<App>>,
+    text: String,
+) -> Result<Json<OpmlReport>, ApiError> {
+    Ok(Json(import(&app, &text)?))
+}

@@ -1,0 +1,118 @@
+//! `GET /feed/<id>.{xml,atom,json}` and `GET /opml`, with ETag / Last-Modified and 304.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::error::ApiError;
+use crate::app::App;
+use crate::model::WatchId;
+use crate::render::{self, FeedView};
+
+pub fn router() -> Router<Arc<App>> {
+    Router::new()
+        .route("/feed/{file}", get(feed))
+        .route("/opml", get(opml))
+}
+
+async fn feed(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let not_found = || ApiError::NotFound(format!("feed {file}"));
+    let (id, ext) = file.rsplit_once('.').ok_or_else(not_found)?;
+    let id = WatchId::parse(id).ok_or_else(not_found)?;
+    let watch = app.store.watch(&id)?.ok_or_else(not_found)?;
+    let state = app.store.state(&id)?;
+    let items = app.store.items(&id, app.config.feed.max_items)?;
+    let title = app.display_title(&watch, state.as_ref());
+    let updated = items.first().map_or(watch.created, |i| i.first_seen);
+    let view = FeedView {
+        watch: &watch,
+        title: &title,
+        items: &items,
+        base_url: &app.config.server.base_url,
+        key_query: "",
+        updated,
+        ttl_minutes: state
+            .as_ref()
+            .map(|s| (s.sched.b / 60.0).ceil().max(1.0) as u32),
+    };
+    let (body, content_type) = match ext {
+        "xml" | "rss" => (render::rss(&view), "application/rss+xml; charset=utf-8"),
+        "atom" => (render::atom(&view), "application/atom+xml; charset=utf-8"),
+        "json" => (render::json_feed(&view), "application/feed+json"),
+        _ => return Err(not_found()),
+    };
+    Ok(conditional(&headers, body, content_type, updated))
+}
+
+async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let mut entries = Vec::new();
+    let mut updated = 0;
+    for w in app.store.watches()? {
+        let state = app.store.state(&w.id)?;
+        updated = updated.max(w.created);
+        let title = app.display_title(&w, state.as_ref());
+        entries.push((w, title));
+    }
+    let body = render::opml_export(&entries, &app.config.server.base_url, "");
+    Ok(conditional(
+        &headers,
+        body,
+        "text/x-opml; charset=utf-8",
+        updated,
+    ))
+}
+
+/// A 200 with validators, or a 304 when the request's validators match.
+fn conditional(headers: &HeaderMap, body: String, content_type: &str, updated: i64) -> Response {
+    let etag = render::etag(body.as_bytes());
+    let last_modified = httpdate(updated);
+    let inm = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    let fresh = match inm {
+        Some(inm) => inm.split(',').any(|t| {
+            let t = t.trim();
+            t == "*" || t.trim_start_matches("W/") == etag
+        }),
+        None => headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|s| chrono::DateTime::parse_from_rfc2822(s).ok())
+            .is_some_and(|since| since.timestamp() >= updated),
+    };
+    let mut h = HeaderMap::new();
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&last_modified) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=60"),
+    );
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, h).into_response();
+    }
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(content_type).unwrap_or(HeaderValue::from_static("text/plain")),
+    );
+    (StatusCode::OK, h, body).into_response()
+}
+
+/// An HTTP date (RFC 7231 IMF-fixdate).
+fn httpdate(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
+}

@@ -1,0 +1,101 @@
+//! Key layout of the one sled tree. Every key starts with a one-byte kind and the
+//! 12-byte watch id, so one watch's data is one prefix range per kind. Numbers are
+//! big-endian so that byte order is numeric order.
+//!
+//! | key | value |
+//! |---|---|
+//! | `v` | schema version (u32 BE) |
+//! | `w` id | [`Watch`](crate::model::Watch) |
+//! | `s` id | [`WatchState`](super::WatchState) |
+//! | `l` id | the last link array |
+//! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
+//! | `u` id md5(url)[..8] | empty: this URL was seen on the page once |
+//! | `d` next_check(u64) id | empty: the due index, ordered by time |
+
+use crate::model::WatchId;
+
+pub const SCHEMA: &[u8] = b"v";
+pub const WATCH: u8 = b'w';
+pub const STATE: u8 = b's';
+pub const LINKS: u8 = b'l';
+pub const ITEM: u8 = b'i';
+pub const SEEN: u8 = b'u';
+pub const DUE: u8 = b'd';
+
+/// `kind id`: the whole key of a per-watch record, or the prefix of its ranges.
+pub fn watch_key(kind: u8, id: &WatchId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + id.as_str().len() + 8);
+    k.push(kind);
+    k.extend_from_slice(id.as_str().as_bytes());
+    k
+}
+
+pub fn item(id: &WatchId, seq: u64) -> Vec<u8> {
+    let mut k = watch_key(ITEM, id);
+    k.extend_from_slice(&seq.to_be_bytes());
+    k
+}
+
+pub fn seen(id: &WatchId, url: &str) -> Vec<u8> {
+    use md5::{Digest, Md5};
+    let mut k = watch_key(SEEN, id);
+    k.extend_from_slice(&Md5::digest(url.as_bytes())[..8]);
+    k
+}
+
+/// Due key: time first so a range scan from the start yields the earliest.
+pub fn due(at: i64, id: &WatchId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + 8 + 12);
+    k.push(DUE);
+    k.extend_from_slice(&time_bytes(at));
+    k.extend_from_slice(id.as_str().as_bytes());
+    k
+}
+
+/// Upper bound (exclusive) of due keys at or before `at`.
+pub fn due_until(at: i64) -> Vec<u8> {
+    let mut k = vec![DUE];
+    k.extend_from_slice(&time_bytes(at.saturating_add(1)));
+    k
+}
+
+/// Splits a due key into its time and watch id.
+pub fn parse_due(key: &[u8]) -> Option<(i64, WatchId)> {
+    if key.len() < 9 || key[0] != DUE {
+        return None;
+    }
+    let t = u64::from_be_bytes(key[1..9].try_into().ok()?);
+    let at = i64::from_be_bytes((t ^ (1 << 63)).to_be_bytes());
+    let id = WatchId::parse(std::str::from_utf8(&key[9..]).ok()?)?;
+    Some((at, id))
+}
+
+/// Order-preserving encoding of a signed time.
+fn time_bytes(at: i64) -> [u8; 8] {
+    (u64::from_be_bytes(at.to_be_bytes()) ^ (1 << 63)).to_be_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_keys_sort_by_time_and_round_trip() {
+        let id = WatchId::for_url("http://a/");
+        let mut keys = [
+            due(5, &id),
+            due(-3, &id),
+            due(1_700_000_000, &id),
+            due(0, &id),
+        ];
+        keys.sort();
+        let times: Vec<i64> = keys
+            .iter()
+            .map(|k| parse_due(k).expect("due key").0)
+            .collect();
+        assert_eq!(times, [-3, 0, 5, 1_700_000_000]);
+        assert!(due(5, &id) < due_until(5));
+        assert!(due(6, &id) > due_until(5));
+        assert_eq!(parse_due(&due(7, &id)).expect("due key").1, id);
+    }
+}

@@ -1,0 +1,354 @@
+//! The store: the only module that touches sled.
+//!
+//! One sled tree holds watches, their check state, their last link array, their items,
+//! the URLs each watch has seen and the due index (layout in `keys.rs`). A check's
+//! results are written by [`Store::commit_check`] in one atomic batch and flushed to disk
+//! before it returns, so an item is never served before it is durable, and a crash at any
+//! moment loses no item that was already served.
+
+mod keys;
+
+use std::path::{Path, PathBuf};
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::model::{Item, Link, Status, Watch, WatchId};
+
+/// Version of the key layout and value encoding. Bumped on incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Leading byte of every stored value: the encoding version.
+const VALUE_V1: u8 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the store at {path} is in use by another sitefeed process (is `sitefeed serve` running?); stop it or use another data directory")]
+    Locked { path: PathBuf },
+    #[error("cannot open the store at {path}: {source}")]
+    Open { path: PathBuf, source: sled::Error },
+    #[error("the store at {path} has schema version {found}, newer than this sitefeed understands ({SCHEMA_VERSION}); upgrade sitefeed")]
+    NewerSchema { path: PathBuf, found: u32 },
+    #[error("store I/O error: {0}")]
+    Db(#[from] sled::Error),
+    #[error("corrupt value under key {key:?}: {reason}")]
+    Corrupt { key: String, reason: String },
+    #[error("no watch with id {0}")]
+    NoWatch(WatchId),
+}
+
+/// Everything about a watch that changes with its checks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchState {
+    pub status: Status,
+    /// The last error, in plain words.
+    pub error: Option<String>,
+    pub last_check: Option<i64>,
+    pub next_check: i64,
+    /// When a check last found new items.
+    pub last_change: Option<i64>,
+    pub consecutive_errors: u32,
+    pub checks: u64,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Hex MD5 of the last body.
+    pub raw_fingerprint: Option<String>,
+    /// Hex MD5 of the last link array.
+    pub link_fingerprint: Option<String>,
+    /// The page's `<title>`.
+    pub page_title: Option<String>,
+    /// Adaptive schedule state, seconds (DESIGN 3: A, B, C).
+    pub sched: crate::schedule::Adaptive,
+    /// Highest item sequence number used.
+    pub item_seq: u64,
+    pub item_count: u64,
+    /// Links on the page at the last successful check.
+    pub link_count: u64,
+    /// Milliseconds the last check took.
+    pub last_duration_ms: u64,
+}
+
+impl WatchState {
+    pub fn new(now: i64, sched: crate::schedule::Adaptive) -> Self {
+        Self {
+            status: Status::New,
+            error: None,
+            last_check: None,
+            next_check: now,
+            last_change: None,
+            consecutive_errors: 0,
+            checks: 0,
+            etag: None,
+            last_modified: None,
+            raw_fingerprint: None,
+            link_fingerprint: None,
+            page_title: None,
+            sched,
+            item_seq: 0,
+            item_count: 0,
+            link_count: 0,
+            last_duration_ms: 0,
+        }
+    }
+}
+
+/// The results of one check, written atomically.
+#[derive(Debug, Default)]
+pub struct CheckRecord {
+    /// The new link array, when it changed.
+    pub links: Option<Vec<Link>>,
+    /// URLs to remember as seen on the page.
+    pub seen_urls: Vec<String>,
+    /// New items, oldest first (they get increasing sequence numbers).
+    pub new_items: Vec<Item>,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    db: sled::Db,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path`. Fails at once, with
+    /// [`StoreError::Locked`], when another process holds it.
+    pub fn open(path: &Path, cache_bytes: u64) -> Result<Self, StoreError> {
+        let db = sled::Config::new()
+            .path(path)
+            .cache_capacity(cache_bytes)
+            .open()
+            .map_err(|e| match &e {
+                sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+                    StoreError::Locked {
+                        path: path.to_path_buf(),
+                    }
+                }
+                _ => StoreError::Open {
+                    path: path.to_path_buf(),
+                    source: e,
+                },
+            })?;
+        Self::init(db, path)
+    }
+
+    /// A store in a temporary directory, removed when dropped (replay, tests).
+    pub fn temporary() -> Result<Self, StoreError> {
+        let db = sled::Config::new()
+            .temporary(true)
+            .cache_capacity(8 * 1024 * 1024)
+            .open()?;
+        Self::init(db, Path::new("<temporary>"))
+    }
+
+    fn init(db: sled::Db, path: &Path) -> Result<Self, StoreError> {
+        match db.get(keys::SCHEMA)? {
+            None => {
+                db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+                db.flush()?;
+            }
+            Some(v) => {
+                let found = v.as_ref().try_into().map(u32::from_be_bytes).map_err(|_| {
+                    StoreError::Corrupt {
+                        key: "v".into(),
+                        reason: "schema version is not 4 bytes".into(),
+                    }
+                })?;
+                if found > SCHEMA_VERSION {
+                    return Err(StoreError::NewerSchema {
+                        path: path.to_path_buf(),
+                        found,
+                    });
+                }
+            }
+        }
+        Ok(Self { db })
+    }
+
+    /// Adds `watch` unless a watch with its id exists. Returns whether it was added.
+    pub fn insert_watch(&self, watch: &Watch, state: &WatchState) -> Result<bool, StoreError> {
+        let wkey = keys::watch_key(keys::WATCH, &watch.id);
+        let added = self
+            .db
+            .compare_and_swap(&wkey, None as Option<&[u8]>, Some(encode(watch)))?
+            .is_ok();
+        if added {
+            let mut batch = sled::Batch::default();
+            batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
+            batch.insert(keys::due(state.next_check, &watch.id), &[]);
+            self.db.apply_batch(batch)?;
+            self.db.flush()?;
+        }
+        Ok(added)
+    }
+
+    pub fn watch(&self, id: &WatchId) -> Result<Option<Watch>, StoreError> {
+        self.get(&keys::watch_key(keys::WATCH, id))
+    }
+
+    /// All watches, ordered by id.
+    pub fn watches(&self) -> Result<Vec<Watch>, StoreError> {
+        self.db
+            .scan_prefix([keys::WATCH])
+            .map(|kv| {
+                let (k, v) = kv?;
+                decode(&k, &v)
+            })
+            .collect()
+    }
+
+    pub fn state(&self, id: &WatchId) -> Result<Option<WatchState>, StoreError> {
+        self.get(&keys::watch_key(keys::STATE, id))
+    }
+
+    /// The link array of the last successful check (empty before the first).
+    pub fn links(&self, id: &WatchId) -> Result<Vec<Link>, StoreError> {
+        Ok(self
+            .get(&keys::watch_key(keys::LINKS, id))?
+            .unwrap_or_default())
+    }
+
+    /// Whether `url` was ever seen on this watch's page.
+    pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
+        Ok(self.db.contains_key(keys::seen(id, url))?)
+    }
+
+    /// Up to `limit` items, newest first.
+    pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
+        self.db
+            .scan_prefix(keys::watch_key(keys::ITEM, id))
+            .rev()
+            .take(limit)
+            .map(|kv| {
+                let (k, v) = kv?;
+                decode(&k, &v)
+            })
+            .collect()
+    }
+
+    /// Removes a watch and everything stored for it. Returns whether it existed.
+    pub fn remove_watch(&self, id: &WatchId) -> Result<bool, StoreError> {
+        let Some(state) = self.state(id)? else {
+            return Ok(self.db.remove(keys::watch_key(keys::WATCH, id))?.is_some());
+        };
+        let mut batch = sled::Batch::default();
+        batch.remove(keys::due(state.next_check, id));
+        for kind in [keys::WATCH, keys::STATE, keys::LINKS] {
+            batch.remove(keys::watch_key(kind, id));
+        }
+        for kind in [keys::ITEM, keys::SEEN] {
+            for k in self.db.scan_prefix(keys::watch_key(kind, id)).keys() {
+                batch.remove(k?);
+            }
+        }
+        self.db.apply_batch(batch)?;
+        self.db.flush()?;
+        Ok(true)
+    }
+
+    /// Writes a check's results and the watch's new state in one atomic batch, and
+    /// flushes it to disk when it holds new items (so nothing is served before it is
+    /// durable). `prev` is the state the check started from.
+    pub fn commit_check(
+        &self,
+        id: &WatchId,
+        prev: &WatchState,
+        state: &WatchState,
+        record: &CheckRecord,
+    ) -> Result<(), StoreError> {
+        if !self.db.contains_key(keys::watch_key(keys::WATCH, id))? {
+            return Err(StoreError::NoWatch(id.clone()));
+        }
+        let mut batch = sled::Batch::default();
+        if prev.next_check != state.next_check {
+            batch.remove(keys::due(prev.next_check, id));
+        }
+        batch.insert(keys::due(state.next_check, id), &[]);
+        batch.insert(keys::watch_key(keys::STATE, id), encode(state));
+        if let Some(links) = &record.links {
+            batch.insert(keys::watch_key(keys::LINKS, id), encode(links));
+        }
+        for url in &record.seen_urls {
+            batch.insert(keys::seen(id, url), &[]);
+        }
+        let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
+        for (n, item) in record.new_items.iter().enumerate() {
+            batch.insert(keys::item(id, first_seq + n as u64), encode(item));
+        }
+        self.db.apply_batch(batch)?;
+        if !record.new_items.is_empty() || record.links.is_some() {
+            self.db.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Ids of up to `limit` watches due at or before `now`, earliest first.
+    pub fn due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
+        self.db
+            .range([keys::DUE].as_slice()..keys::due_until(now).as_slice())
+            .keys()
+            .take(limit)
+            .map(|k| {
+                let k = k?;
+                keys::parse_due(&k).ok_or_else(|| StoreError::Corrupt {
+                    key: String::from_utf8_lossy(&k).into_owned(),
+                    reason: "malformed due key".into(),
+                })
+            })
+            .collect()
+    }
+
+    /// The earliest scheduled check, if any.
+    pub fn next_due(&self) -> Result<Option<i64>, StoreError> {
+        match self.db.scan_prefix([keys::DUE]).keys().next() {
+            Some(k) => Ok(keys::parse_due(&k?).map(|(at, _)| at)),
+            None => Ok(None),
+        }
+    }
+
+    /// Number of entries in the due index.
+    pub fn due_len(&self) -> usize {
+        self.db.scan_prefix([keys::DUE]).count()
+    }
+
+    /// Bytes the store takes on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        self.db.size_on_disk().unwrap_or(0)
+    }
+
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, StoreError> {
+        match self.db.get(key)? {
+            Some(v) => decode(key, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    let mut out = vec![VALUE_V1];
+    serde_json::to_writer(&mut out, v).expect("invariant: model types serialize to JSON");
+    out
+}
+
+fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError> {
+    let corrupt = |reason: String| StoreError::Corrupt {
+        key: String::from_utf8_lossy(key).into_owned(),
+        reason,
+    };
+    match bytes.split_first() {
+        Some((&VALUE_V1, rest)) => serde_json::from_slice(rest).map_err(|e| corrupt(e.to_string())),
+        Some((v, _)) => Err(corrupt(format!("unknown value version {v}"))),
+        None => Err(corrupt("empty value".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests;

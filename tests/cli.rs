@@ -1,0 +1,267 @@
+//! The command line: exit codes, messages and the output of the offline commands.
+
+use assert_cmd::Command;
+
+fn sitefeed(dir: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("sitefeed").expect("binary");
+    c.env("SITEFEED_DATA", dir.join("data"))
+        .env("SITEFEED_CONFIG", dir.join("none.toml"))
+        .env_remove("SITEFEED_LISTEN")
+        .env("RUST_LOG", "warn");
+    std::fs::write(dir.join("none.toml"), "").expect("config");
+    c
+}
+
+fn stdout_lines(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn add_with_an_invalid_url_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for bad in [
+        "not a url",
+        "ftp://example.org/x",
+        "javascript:alert(1)",
+        "http://",
+    ] {
+        let out = sitefeed(dir.path())
+            .args(["add", bad])
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "one line for {bad}: {err}"
+        );
+        assert!(err.starts_with("sitefeed: "), "{err}");
+    }
+}
+
+#[test]
+fn add_is_idempotent_and_list_remove_work() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .args([
+            "add",
+            "https://Example.org:443/news/#top",
+            "--title",
+            "News",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = stdout_lines(&out)[0].clone();
+    let id = first.split('\t').next().expect("id").to_owned();
+    assert_eq!(id.len(), 12);
+    assert!(first.contains(&format!("/feed/{id}.xml")), "{first}");
+    let out = sitefeed(dir.path())
+        .args(["add", "https://example.org/news/"])
+        .output()
+        .expect("run");
+    assert!(
+        stdout_lines(&out)[0].starts_with(&format!("{id}\t")),
+        "same URL, same id"
+    );
+    let out = sitefeed(dir.path()).arg("list").output().expect("run");
+    let lines = stdout_lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[1].starts_with(&format!("{id}\thttps://example.org/news/\tnever\tnew\t0")),
+        "{lines:?}"
+    );
+    let out = sitefeed(dir.path())
+        .args(["remove", &id])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let out = sitefeed(dir.path())
+        .args(["remove", &id])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "removing an unknown id is bad input"
+    );
+    assert_eq!(
+        stdout_lines(&sitefeed(dir.path()).arg("list").output().expect("run")).len(),
+        1
+    );
+}
+
+#[test]
+fn invalid_config_exits_2_naming_file_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("bad.toml");
+    std::fs::write(&cfg, "[fetch]\ntimeout_secs = \"soon\"\n").expect("write");
+    let out = sitefeed(dir.path())
+        .arg("--config")
+        .arg(&cfg)
+        .arg("list")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml") && err.contains("timeout_secs"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn diff_prints_only_the_new_entries() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .args([
+            "diff",
+            "tests/fixtures/diff/old.html",
+            "tests/fixtures/diff/new.html",
+            "--base-url",
+            "https://board.example/list/",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<serde_json::Value> = stdout_lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            serde_json::json!({"title": "Fifth & final", "link": "https://board.example/n/5?a=1&b=2"}),
+            serde_json::json!({"title": "Fourth notice", "link": "https://board.example/n/4"}),
+        ]
+    );
+}
+
+#[test]
+fn diff_and_replay_report_missing_files_as_bad_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .args(["diff", "nope.html", "tests/fixtures/diff/new.html"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.html"));
+    let out = sitefeed(dir.path())
+        .args([
+            "replay",
+            "tests/fixtures/diff/old.html",
+            "--base-url",
+            "gopher://x/",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = sitefeed(dir.path())
+        .args([
+            "diff",
+            "tests/fixtures/diff/old.html",
+            "tests/fixtures/diff/new.html",
+            "--charset",
+            "klingon",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn replay_runs_snapshots_through_the_pipeline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .args([
+            "replay",
+            "tests/fixtures/diff/old.html",
+            "tests/fixtures/diff/new.html",
+            "tests/fixtures/diff/old.html",
+            "--base-url",
+            "https://board.example/list/",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<serde_json::Value> = stdout_lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    // The first file is the baseline; going back to it brings "First notice" back, which
+    // was seen before and so is not new.
+    assert_eq!(
+        got,
+        vec![
+            serde_json::json!({"file": "new.html", "title": "Fifth & final", "link": "https://board.example/n/5?a=1&b=2"}),
+            serde_json::json!({"file": "new.html", "title": "Fourth notice", "link": "https://board.example/n/4"}),
+        ]
+    );
+}
+
+#[test]
+fn opml_import_and_export_via_cli() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let opml = dir.path().join("in.opml");
+    std::fs::write(
+        &opml,
+        r#"<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
+<outline text="Folder"><outline text="A" htmlUrl="https://a.example/news/"/></outline>
+<outline text="B" xmlUrl="https://b.example/feed.xml"/>
+<outline text="Bad" htmlUrl="ftp://c.example/"/>
+</body></opml>"#,
+    )
+    .expect("write");
+    let out = sitefeed(dir.path())
+        .arg("import-opml")
+        .arg(&opml)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("added 2, existing 0, rejected 1"),
+        "{text}"
+    );
+    let out = sitefeed(dir.path())
+        .arg("export-opml")
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("https://a.example/news/") && text.contains("https://b.example/feed.xml"),
+        "{text}"
+    );
+    assert_eq!(text.matches("<outline").count(), 2);
+
+    std::fs::write(&opml, "<opml><body><outline htmlUrl=\"https://d.example/\"").expect("write");
+    let out = sitefeed(dir.path())
+        .arg("import-opml")
+        .arg(&opml)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "malformed OPML is bad input");
+    let out = sitefeed(dir.path()).arg("list").output().expect("run");
+    assert_eq!(stdout_lines(&out).len(), 3, "nothing added half-way");
+}
