@@ -49,6 +49,8 @@ pub struct Changed {
     pub seen_urls: Vec<String>,
     /// The first successful check: it sets the baseline and emits nothing.
     pub baseline: bool,
+    /// The page's robots meta tag says `nofollow` (or `none`).
+    pub nofollow: bool,
 }
 
 /// The result of one check, as reported to users.
@@ -169,6 +171,7 @@ pub fn analyse(
         new_items,
         seen_urls,
         baseline,
+        nofollow: page.nofollow,
     })))
 }
 
@@ -226,6 +229,7 @@ pub fn settle(
                         st.page_title = c.title;
                     }
                     st.link_count = c.links.len() as u64;
+                    st.nofollow = c.nofollow;
                     report.changed = true;
                     report.baseline = c.baseline;
                     let updated = !c.new_items.is_empty();

@@ -65,6 +65,11 @@ pub struct WatchState {
     pub link_count: u64,
     /// Milliseconds the last check took.
     pub last_duration_ms: u64,
+    /// The page asked robots not to follow its links (`<meta name=robots
+    /// content=nofollow>`) at the last successful check: a deep watch must not crawl
+    /// beyond it.
+    #[serde(default)]
+    pub nofollow: bool,
 }
 
 impl WatchState {
@@ -87,6 +92,7 @@ impl WatchState {
             item_count: 0,
             link_count: 0,
             last_duration_ms: 0,
+            nofollow: false,
         }
     }
 }
