@@ -187,15 +187,90 @@ async fn persistent_5xx_fails_after_the_retries_and_backs_off() {
     assert_eq!(site.hits("/"), 3, "one attempt and two retries");
     let st = app.store.state(&id).expect("state").expect("present");
     assert_eq!((st.status, st.consecutive_errors), (Status::Error, 1));
-    let first = st.next_check - clock.now();
-    clock.set(st.next_check);
-    app.check(&w, false).await.expect("check");
-    let st = app.store.state(&id).expect("state").expect("present");
-    assert_eq!(st.consecutive_errors, 2);
+    assert!(st.next_check - clock.now() >= 3600, "the watch backs off");
+
+    // The host is paused now: the next check right away is a deferral, without a
+    // request, and the watch keeps its error.
+    let report = app.check(&w, false).await.expect("check");
+    assert_eq!(report.error_kind, Some("deferred"), "{:?}", report.error);
     assert!(
-        st.next_check - clock.now() > first,
-        "failing watches back off"
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("paused after 1 failed")),
+        "{:?}",
+        report.error
     );
+    assert_eq!(site.hits("/"), 3);
+    let after = app.store.state(&id).expect("state").expect("present");
+    assert_eq!(after.error, st.error);
+    assert_eq!(after.consecutive_errors, 1);
+}
+
+/// One host that never answers, with many due watches, and a small worker pool: the
+/// other hosts' watches are all checked while the first request still hangs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_host_does_not_delay_other_hosts() {
+    let (hang, connections) = fetch_support::raw_server(fetch_support::Misbehave::Hang).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        fast(c);
+        c.fetch.global_concurrency = 4;
+        c.fetch.timeout = Duration::from_secs(3);
+        c.fetch.retries = 0;
+    });
+    let bad_ids: Vec<_> = (0..6)
+        .map(|p| watch(&app, &format!("http://{hang}/?p={p}")))
+        .collect();
+    // With 4 workers a host may have one request in flight and one waiting: two
+    // watches per good host are never deferred for their own host's queue.
+    let mut goods = Vec::new();
+    let mut good_ids = Vec::new();
+    for _ in 0..3 {
+        let good = Scripted::start().await;
+        for p in 0..2 {
+            let path = format!("/?p={p}");
+            good.route(&path, vec![Canned::html(list(PAGE))]);
+            good_ids.push(watch(&app, &good.url(&path)));
+        }
+        goods.push(good);
+    }
+    let runner = Runner::new(app.clone());
+    let t0 = std::time::Instant::now();
+    runner.dispatch(clock.now()).await;
+    runner.wait_idle().await;
+    for id in &good_ids {
+        let st = app.store.state(id).expect("state").expect("present");
+        assert_eq!(st.status, Status::Ok, "{:?}", st.error);
+    }
+    let last = goods
+        .iter()
+        .flat_map(Scripted::log)
+        .map(|h| h.start)
+        .max()
+        .expect("hits");
+    assert!(
+        last < t0 + Duration::from_secs(3),
+        "the good host was served before the hanging one timed out"
+    );
+    assert_eq!(
+        *connections.lock().expect("count"),
+        1,
+        "one request hung; the rest waited"
+    );
+    let mut failed = 0;
+    for id in &bad_ids {
+        let st = app.store.state(id).expect("state").expect("present");
+        match st.status {
+            Status::Error => {
+                failed += 1;
+                assert!(st.error.as_deref().is_some_and(|e| e.contains("timed out")));
+            }
+            Status::New => assert!(st.next_check > clock.now(), "deferred"),
+            Status::Ok => panic!("a hanging host cannot be Ok"),
+        }
+    }
+    assert_eq!(failed, 1);
 }
 
 #[tokio::test]

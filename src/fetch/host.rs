@@ -10,10 +10,17 @@
 //! `Retry-After` the host asked for. Waiters are served in arrival order (tokio's
 //! semaphore is fair).
 //!
-//! Waiting is bounded so one slow or unwilling host never ties up the workers that other
-//! hosts need: a check that would wait longer than it may (a long `Retry-After`, or
-//! more than [`MAX_WAITERS`] checks already queued for the host) gets a [`GateError`] at
-//! once, which the check turns into a *deferral*: its watch is simply due again later.
+//! Waiting is bounded so one slow, failing or unwilling host never ties up the workers
+//! that other hosts need: a check that would wait longer than it may (a long
+//! `Retry-After`, a host that is failing, more than a few checks already queued for the
+//! host, or a turn that does not come within `max_wait`) gets a [`GateError`], which the
+//! check turns into a *deferral*: its watch is simply due again later, and no request
+//! was sent. So a host holds at most `1 + max_waiters` workers, for a bounded time.
+//!
+//! A host whose requests time out, cannot be connected to or answer 5xx (after the
+//! retries) is *failing*: it is paused for 30 s, doubling per consecutive failure up to
+//! [`MAX_FAILURE_PAUSE`], and a success ends the pause. The other watches of that host
+//! are deferred meanwhile instead of each spending a worker on the same timeout.
 //!
 //! State is in memory only: it is about the next minutes, and a restart forgets nothing
 //! that matters (the scheduler spreads the first checks anyway).
@@ -27,8 +34,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use url::Url;
 
-/// Checks that may queue for one host before more are deferred.
+/// Checks that may queue for one host before more are deferred (fewer with a small
+/// worker pool: at most a quarter of `fetch.global_concurrency`).
 pub const MAX_WAITERS: usize = 4;
+/// Pause of a failing host after its first failure; doubles per failure.
+pub const FAILURE_PAUSE: Duration = Duration::from_secs(30);
+/// Longest pause of a failing host.
+pub const MAX_FAILURE_PAUSE: Duration = Duration::from_secs(3600);
 /// Longest robots.txt `Crawl-delay` honoured.
 pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(60);
 /// Longest `Retry-After` honoured (a longer one is taken as this).
@@ -71,11 +83,20 @@ impl std::fmt::Display for HostKey {
     }
 }
 
+/// Why a host is paused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pause {
+    /// It asked for it (`Retry-After`).
+    RetryAfter,
+    /// Its last `n` requests failed (timeouts, no connection, 5xx).
+    Failing(u32),
+}
+
 /// Why a request was not let through to its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GateError {
-    /// The host asked (`Retry-After`) not to be asked again for `wait`.
-    Backoff { wait: Duration },
+    /// The host is paused for `wait` more.
+    Backoff { wait: Duration, why: Pause },
     /// `waiters` checks are already queued for the host; about `wait` until a turn.
     Busy { waiters: usize, wait: Duration },
 }
@@ -84,7 +105,7 @@ impl GateError {
     /// How long until trying again makes sense.
     pub fn wait(&self) -> Duration {
         match self {
-            Self::Backoff { wait } | Self::Busy { wait, .. } => *wait,
+            Self::Backoff { wait, .. } | Self::Busy { wait, .. } => *wait,
         }
     }
 }
@@ -93,8 +114,11 @@ impl GateError {
 struct Timing {
     /// Earliest start of the next request (previous end + delay).
     next_start: Option<Instant>,
-    /// Earliest start the host asked for (`Retry-After`).
+    /// Earliest start of the next request, and why (`Retry-After`, failures).
     not_before: Option<Instant>,
+    why: Pause,
+    /// Consecutive host-level failures.
+    failures: u32,
     /// robots.txt `Crawl-delay`, when longer than the configured delay.
     crawl_delay: Option<Duration>,
     /// Smoothed duration of a request to this host, for wait estimates.
@@ -123,6 +147,7 @@ pub struct HostGates {
     hosts: Mutex<HashMap<HostKey, Arc<Host>>>,
     delay: Duration,
     per_host: usize,
+    max_waiters: usize,
 }
 
 /// Leave to send one request to a host; dropping it ends the request and starts the
@@ -157,11 +182,14 @@ impl Drop for Waiting {
 }
 
 impl HostGates {
-    pub fn new(delay: Duration, per_host: usize) -> Self {
+    /// Gates spacing requests to one host by `delay`, `per_host` at a time, for a pool
+    /// of `workers` checks.
+    pub fn new(delay: Duration, per_host: usize, workers: usize) -> Self {
         Self {
             hosts: Mutex::new(HashMap::new()),
             delay,
             per_host: per_host.max(1),
+            max_waiters: (workers / 4).clamp(1, MAX_WAITERS),
         }
     }
 
@@ -188,6 +216,8 @@ impl HostGates {
                     timing: Mutex::new(Timing {
                         next_start: None,
                         not_before: None,
+                        why: Pause::RetryAfter,
+                        failures: 0,
                         crawl_delay: None,
                         typical: Duration::from_millis(500),
                         last_used: Instant::now(),
@@ -211,33 +241,38 @@ impl HostGates {
         let host = self.host(key);
         let backoff = |host: &Host| {
             let now = Instant::now();
-            host.timing()
-                .not_before
+            let t = host.timing();
+            t.not_before
                 .and_then(|nb| nb.checked_duration_since(now))
                 .filter(|&w| w > max_wait)
+                .map(|wait| GateError::Backoff { wait, why: t.why })
         };
-        if let Some(wait) = backoff(&host) {
-            return Err(GateError::Backoff { wait });
+        if let Some(e) = backoff(&host) {
+            return Err(e);
         }
         let ahead = host.waiters.fetch_add(1, Ordering::SeqCst);
-        let _waiting = Waiting(host.clone());
-        if ahead >= MAX_WAITERS {
+        let waiting = Waiting(host.clone());
+        let busy = |waiters: usize| {
             let t = host.timing();
             let per = self.effective_delay(&t) + t.typical;
-            return Err(GateError::Busy {
-                waiters: ahead,
-                wait: per * u32::try_from(ahead + 1).unwrap_or(u32::MAX) / self.per_host as u32,
-            });
+            GateError::Busy {
+                waiters,
+                wait: per * u32::try_from(waiters + 1).unwrap_or(u32::MAX)
+                    / u32::try_from(self.per_host).unwrap_or(1),
+            }
+        };
+        if ahead >= self.max_waiters {
+            return Err(busy(ahead));
         }
-        let slot = host
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("invariant: host semaphores are never closed");
-        // A 429 may have arrived while this request queued.
-        if let Some(wait) = backoff(&host) {
-            return Err(GateError::Backoff { wait });
+        let slot = match tokio::time::timeout(max_wait, host.slots.clone().acquire_owned()).await {
+            Ok(slot) => slot.expect("invariant: host semaphores are never closed"),
+            Err(_) => return Err(busy(host.waiters.load(Ordering::SeqCst).saturating_sub(1))),
+        };
+        // Holding the slot, this request is the one in flight, no longer a waiter.
+        drop(waiting);
+        // A 429 or a failure may have come in while this request queued.
+        if let Some(e) = backoff(&host) {
+            return Err(e);
         }
         let start = {
             let mut t = host.timing();
@@ -254,7 +289,9 @@ impl HostGates {
             t.last_used = now;
             start
         };
-        tokio::time::sleep_until(start).await;
+        if start > Instant::now() {
+            tokio::time::sleep_until(start).await;
+        }
         Ok(HostPermit {
             host,
             delay: self.delay,
@@ -265,10 +302,43 @@ impl HostGates {
 
     /// Records that `key` asked not to be contacted for `wait` (`Retry-After`).
     pub fn back_off(&self, key: &HostKey, wait: Duration) {
-        let until = Instant::now() + wait.min(MAX_RETRY_AFTER);
+        self.pause(key, wait.min(MAX_RETRY_AFTER), Pause::RetryAfter);
+    }
+
+    /// Records a host-level failure (timeout, no connection, 5xx): pauses the host.
+    pub fn failed(&self, key: &HostKey) {
+        let host = self.host(key);
+        let n = {
+            let mut t = host.timing();
+            t.failures = t.failures.saturating_add(1);
+            t.failures
+        };
+        let pause = FAILURE_PAUSE
+            .saturating_mul(2u32.saturating_pow(n.saturating_sub(1).min(16)))
+            .min(MAX_FAILURE_PAUSE);
+        self.pause(key, pause, Pause::Failing(n));
+    }
+
+    /// Records a success: a failing host is failing no more.
+    pub fn succeeded(&self, key: &HostKey) {
         let host = self.host(key);
         let mut t = host.timing();
-        t.not_before = Some(t.not_before.map_or(until, |nb| nb.max(until)));
+        if t.failures > 0 {
+            t.failures = 0;
+            if matches!(t.why, Pause::Failing(_)) {
+                t.not_before = None;
+            }
+        }
+    }
+
+    fn pause(&self, key: &HostKey, wait: Duration, why: Pause) {
+        let until = Instant::now() + wait;
+        let host = self.host(key);
+        let mut t = host.timing();
+        if t.not_before.map_or(true, |nb| nb < until) {
+            t.not_before = Some(until);
+            t.why = why;
+        }
     }
 
     /// Sets the host's robots.txt `Crawl-delay` (capped at [`MAX_CRAWL_DELAY`]).
@@ -331,7 +401,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn one_in_flight_and_delay_after_each_end() {
-        let gates = Arc::new(HostGates::new(Duration::from_secs(1), 1));
+        let gates = Arc::new(HostGates::new(Duration::from_secs(1), 1, 32));
         let log = run_requests(gates, MAX_WAITERS, Duration::from_millis(300)).await;
         assert_eq!(log.len(), MAX_WAITERS);
         for w in log.windows(2) {
@@ -341,7 +411,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn other_hosts_do_not_wait() {
-        let gates = HostGates::new(Duration::from_secs(10), 1);
+        let gates = HostGates::new(Duration::from_secs(10), 1, 32);
         let a = gates
             .acquire(&key("http://a.example/"), Duration::ZERO)
             .await;
@@ -355,14 +425,16 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn long_retry_after_defers_short_one_waits() {
-        let gates = HostGates::new(Duration::ZERO, 1);
+        let gates = HostGates::new(Duration::ZERO, 1, 32);
         let k = key("http://h.example/");
         gates.back_off(&k, Duration::from_secs(120));
         let err = gates
             .acquire(&k, Duration::from_secs(20))
             .await
             .expect_err("deferred");
-        assert!(matches!(err, GateError::Backoff { wait } if wait > Duration::from_secs(119)));
+        assert!(
+            matches!(err, GateError::Backoff { wait, why: Pause::RetryAfter } if wait > Duration::from_secs(119))
+        );
         let t0 = Instant::now();
         let p = gates.acquire(&k, Duration::from_secs(300)).await;
         assert!(p.is_ok());
@@ -371,7 +443,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_full_queue_defers_newcomers() {
-        let gates = Arc::new(HostGates::new(Duration::from_secs(1), 1));
+        let gates = Arc::new(HostGates::new(Duration::from_secs(1), 1, 32));
         let k = key("http://h.example/");
         let held = gates.acquire(&k, Duration::ZERO).await.expect("first");
         let mut queued = Vec::new();
@@ -394,8 +466,62 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_small_pool_queues_fewer_and_waits_are_bounded() {
+        let gates = Arc::new(HostGates::new(Duration::ZERO, 1, 8));
+        let k = key("http://h.example/");
+        let _held = gates.acquire(&k, Duration::ZERO).await.expect("first");
+        let mut waiters = Vec::new();
+        for _ in 0..2 {
+            let (g, k) = (gates.clone(), k.clone());
+            waiters.push(tokio::spawn(async move {
+                g.acquire(&k, Duration::from_secs(5)).await.map(drop)
+            }));
+            for _ in 0..3 {
+                tokio::task::yield_now().await;
+            }
+        }
+        // 8 workers: 2 may wait for one host; a third is deferred at once.
+        let err = gates
+            .acquire(&k, Duration::from_secs(5))
+            .await
+            .expect_err("busy");
+        assert!(matches!(err, GateError::Busy { waiters: 2, .. }), "{err:?}");
+        // The held request never ends: the waiters give up after max_wait.
+        let t0 = Instant::now();
+        for w in waiters {
+            assert!(matches!(
+                w.await.expect("task"),
+                Err(GateError::Busy { .. })
+            ));
+        }
+        assert_eq!(Instant::now(), t0 + Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failing_host_is_paused_until_it_succeeds() {
+        let gates = HostGates::new(Duration::ZERO, 1, 32);
+        let k = key("http://h.example/");
+        gates.failed(&k);
+        gates.failed(&k);
+        let err = gates
+            .acquire(&k, Duration::from_secs(20))
+            .await
+            .expect_err("paused");
+        assert!(
+            matches!(err, GateError::Backoff { wait, why: Pause::Failing(2) } if wait > Duration::from_secs(59)),
+            "{err:?}"
+        );
+        let other = gates
+            .acquire(&key("http://other.example/"), Duration::ZERO)
+            .await;
+        assert!(other.is_ok());
+        gates.succeeded(&k);
+        assert!(gates.acquire(&k, Duration::ZERO).await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn crawl_delay_raises_the_delay() {
-        let gates = HostGates::new(Duration::from_millis(100), 1);
+        let gates = HostGates::new(Duration::from_millis(100), 1, 32);
         let k = key("http://h.example/");
         gates.set_crawl_delay(&k, Some(Duration::from_secs(5)));
         drop(gates.acquire(&k, Duration::ZERO).await.expect("first"));

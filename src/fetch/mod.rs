@@ -149,6 +149,15 @@ impl FetchError {
         }
     }
 
+    /// Whether the host as a whole seems down or overloaded (not just this page).
+    pub fn is_host_failure(&self) -> bool {
+        match self {
+            Self::Timeout(_) | Self::Stalled(_) | Self::Connect(_) => true,
+            Self::Status { code, .. } => code.is_server_error(),
+            _ => false,
+        }
+    }
+
     /// Whether nothing was fetched because of politeness (not the watch's fault).
     pub fn is_deferral(&self) -> bool {
         matches!(self, Self::Deferred { .. })
@@ -224,7 +233,11 @@ impl Fetcher {
         Ok(Self {
             inner: Arc::new(Inner {
                 client,
-                gates: HostGates::new(cfg.per_host_delay, cfg.per_host_concurrency),
+                gates: HostGates::new(
+                    cfg.per_host_delay,
+                    cfg.per_host_concurrency,
+                    cfg.global_concurrency,
+                ),
                 robots: RobotsCache::default(),
                 global: Arc::new(Semaphore::new(cfg.global_concurrency.max(1))),
                 agent: robots::product_token(&cfg.user_agent).to_owned(),
@@ -246,10 +259,20 @@ impl Fetcher {
         let mut attempt = 0;
         loop {
             let err = match self.get_once(url, validators).await {
-                Ok(o) => return Ok(o),
+                Ok(o) => {
+                    if let Some(key) = HostKey::of(url) {
+                        self.inner.gates.succeeded(&key);
+                    }
+                    return Ok(o);
+                }
                 Err(e) => e,
             };
             let Some(wait) = self.retry_wait(&err, attempt) else {
+                if err.is_host_failure() {
+                    if let Some(key) = HostKey::of(url) {
+                        self.inner.gates.failed(&key);
+                    }
+                }
                 return Err(err);
             };
             attempt += 1;
@@ -559,7 +582,14 @@ impl Fetcher {
 /// The deferral for a request the host gate did not let through.
 fn deferral(key: &HostKey, e: &GateError) -> FetchError {
     let reason = match e {
-        GateError::Backoff { .. } => format!("{key} asked for a pause (Retry-After)"),
+        GateError::Backoff {
+            why: host::Pause::RetryAfter,
+            ..
+        } => format!("{key} asked for a pause (Retry-After)"),
+        GateError::Backoff {
+            why: host::Pause::Failing(n),
+            ..
+        } => format!("{key} is paused after {n} failed request(s) in a row"),
         GateError::Busy { waiters, .. } => {
             format!("{waiters} other checks of {key} are waiting their turn")
         }

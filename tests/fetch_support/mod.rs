@@ -179,6 +179,8 @@ async fn answer(state: &Mutex<ScriptState>, uri: &Uri, headers: HeaderMap) -> Re
 /// How a raw server answers page requests (robots.txt gets a 404).
 #[derive(Debug, Clone)]
 pub enum Misbehave {
+    /// Reads the request and never answers (for 60 s).
+    Hang,
     /// Headers, then one byte per `every`, forever.
     Drip { every: Duration },
     /// A chunked body that never ends.
@@ -227,6 +229,10 @@ pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
 
 async fn misbehave(sock: &mut tokio::net::TcpStream, how: &Misbehave) -> std::io::Result<()> {
     match how {
+        Misbehave::Hang => {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(())
+        }
         Misbehave::Drip { every } => {
             sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html><body>")
                 .await?;
