@@ -406,7 +406,8 @@ impl Fetcher {
                 .get(header::LOCATION)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
-            let (true, Some(location)) = (status.is_redirection(), location) else {
+            let follow = matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308);
+            let (true, Some(location)) = (follow, location) else {
                 return Ok((
                     resp,
                     Permits {
