@@ -6,6 +6,7 @@
 //! selective extraction → one atomic commit ([`store`]). The [`schedule`] decides when
 //! each watch is checked; [`server`] and [`cli`] are the two front doors.
 
+pub mod alloc;
 pub mod app;
 pub mod check;
 pub mod cli;

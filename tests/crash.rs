@@ -149,3 +149,44 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     dedup.dedup();
     assert_eq!(dedup.len(), after.len(), "no item twice");
 }
+
+#[tokio::test]
+async fn sigterm_shuts_down_cleanly_and_keeps_data() {
+    let site = Site::start(&[("A", "/a")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let client = reqwest::Client::new();
+    let mut server = start(dir.path()).await;
+    let w: serde_json::Value = client
+        .post(format!("{}/api/watches", server.base))
+        .json(&serde_json::json!({"url": site.url()}))
+        .send()
+        .await
+        .expect("add")
+        .json()
+        .await
+        .expect("json");
+    let id = w["id"].as_str().expect("id").to_owned();
+    let status = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(status.success());
+    let mut exited = None;
+    for _ in 0..100 {
+        if let Some(s) = server.child.try_wait().expect("try_wait") {
+            exited = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let exited = exited.expect("sitefeed serve exits on SIGTERM within 5 s");
+    assert!(exited.success(), "clean exit, got {exited:?}");
+    drop(server);
+    let server = start(dir.path()).await;
+    let resp = client
+        .get(format!("{}/api/watches/{id}", server.base))
+        .send()
+        .await
+        .expect("show");
+    assert_eq!(resp.status(), 200, "the watch survives a clean restart");
+}
