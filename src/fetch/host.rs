@@ -131,6 +131,7 @@ struct Host {
     slots: Arc<Semaphore>,
     timing: Mutex<Timing>,
     waiters: AtomicUsize,
+    robots_waiters: AtomicUsize,
 }
 
 impl Host {
@@ -172,8 +173,18 @@ impl Drop for HostPermit {
     }
 }
 
-/// Counts a waiter for as long as it lives.
+/// Counts a waiter of a host for as long as it lives.
 struct Waiting(Arc<Host>);
+
+/// Counts a check waiting for its host's robots.txt for as long as it lives.
+#[derive(Debug)]
+pub struct RobotsTicket(Arc<Host>);
+
+impl Drop for RobotsTicket {
+    fn drop(&mut self) {
+        self.0.robots_waiters.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 impl Drop for Waiting {
     fn drop(&mut self) {
@@ -223,6 +234,7 @@ impl HostGates {
                         last_used: Instant::now(),
                     }),
                     waiters: AtomicUsize::new(0),
+                    robots_waiters: AtomicUsize::new(0),
                 })
             })
             .clone()
@@ -298,6 +310,25 @@ impl HostGates {
             started: Instant::now(),
             _slot: slot,
         })
+    }
+
+    /// A place among the checks of `key` that wait for its robots.txt, which another
+    /// check is fetching: at most as many as may wait for the gate, so a host whose
+    /// robots.txt hangs holds no more workers than one whose pages hang.
+    pub fn robots_ticket(&self, key: &HostKey) -> Result<RobotsTicket, GateError> {
+        let host = self.host(key);
+        let ahead = host.robots_waiters.fetch_add(1, Ordering::SeqCst);
+        let ticket = RobotsTicket(host.clone());
+        if ahead >= self.max_waiters {
+            let t = host.timing();
+            let wait = (self.effective_delay(&t) + t.typical)
+                * u32::try_from(ahead + 1).unwrap_or(u32::MAX);
+            return Err(GateError::Busy {
+                waiters: ahead,
+                wait,
+            });
+        }
+        Ok(ticket)
     }
 
     /// Records that `key` asked not to be contacted for `wait` (`Retry-After`).

@@ -459,7 +459,27 @@ impl Fetcher {
 
     /// Fails unless robots.txt lets us fetch `url`; sets the host's crawl delay.
     async fn obey_robots(&self, url: &Url) -> Result<(), FetchError> {
-        let mut slot = self.inner.robots.slot(url).await;
+        let key =
+            HostKey::of(url).ok_or_else(|| FetchError::Other(format!("`{url}` has no host")))?;
+        let mut slot = match self.inner.robots.try_slot(url) {
+            Ok(slot) => slot,
+            // Another check is fetching this robots.txt: wait for it as a waiter of the
+            // host (bounded in number and time), not as an unbounded crowd.
+            Err(busy) => {
+                let _ticket = self
+                    .inner
+                    .gates
+                    .robots_ticket(&key)
+                    .map_err(|e| deferral(&key, &e))?;
+                let wait = self.cfg().timeout;
+                tokio::time::timeout(wait, busy.lock())
+                    .await
+                    .map_err(|_| FetchError::Deferred {
+                        reason: format!("robots.txt of {key} is still being fetched"),
+                        wait,
+                    })?
+            }
+        };
         let rules = if let Some(r) = slot.fresh() {
             r
         } else {
@@ -467,9 +487,7 @@ impl Fetcher {
             slot.store(fetched)
         };
         drop(slot);
-        if let Some(key) = HostKey::of(url) {
-            self.inner.gates.set_crawl_delay(&key, rules.crawl_delay());
-        }
+        self.inner.gates.set_crawl_delay(&key, rules.crawl_delay());
         let origin = url.origin().ascii_serialization();
         match rules {
             Rules::Unreachable(reason) => Err(FetchError::RobotsUnreachable { origin, reason }),

@@ -128,26 +128,48 @@ pub struct RobotsCache {
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Entry>>>>>,
 }
 
+/// The slot of an origin whose robots.txt another check is fetching right now.
+#[derive(Debug)]
+pub struct BusySlot(Arc<tokio::sync::Mutex<Option<Entry>>>);
+
+impl BusySlot {
+    /// Waits for the other check to finish, then holds the slot.
+    pub async fn lock(self) -> SlotGuard {
+        SlotGuard(self.0.lock_owned().await)
+    }
+}
+
 impl RobotsCache {
+    fn entry(&self, url: &Url) -> Arc<tokio::sync::Mutex<Option<Entry>>> {
+        let origin = url.origin().ascii_serialization();
+        let mut slots = self
+            .slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if slots.len() >= MAX_ORIGINS && !slots.contains_key(&origin) {
+            let now = Instant::now();
+            slots.retain(|_, s| {
+                Arc::strong_count(s) > 1
+                    || s.try_lock()
+                        .map_or(true, |e| e.as_ref().is_some_and(|e| e.expires > now))
+            });
+        }
+        slots.entry(origin).or_default().clone()
+    }
+
     /// Locks the slot of `url`'s origin.
     pub async fn slot(&self, url: &Url) -> SlotGuard {
-        let origin = url.origin().ascii_serialization();
-        let slot = {
-            let mut slots = self
-                .slots
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if slots.len() >= MAX_ORIGINS && !slots.contains_key(&origin) {
-                let now = Instant::now();
-                slots.retain(|_, s| {
-                    Arc::strong_count(s) > 1
-                        || s.try_lock()
-                            .map_or(true, |e| e.as_ref().is_some_and(|e| e.expires > now))
-                });
-            }
-            slots.entry(origin).or_default().clone()
-        };
-        SlotGuard(slot.lock_owned().await)
+        SlotGuard(self.entry(url).lock_owned().await)
+    }
+
+    /// The slot of `url`'s origin if it is free now; else a handle to wait for it (the
+    /// caller decides how long it may wait).
+    pub fn try_slot(&self, url: &Url) -> Result<SlotGuard, BusySlot> {
+        let entry = self.entry(url);
+        match entry.clone().try_lock_owned() {
+            Ok(g) => Ok(SlotGuard(g)),
+            Err(_) => Err(BusySlot(entry)),
+        }
     }
 }
 

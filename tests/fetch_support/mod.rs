@@ -181,6 +181,8 @@ async fn answer(state: &Mutex<ScriptState>, uri: &Uri, headers: HeaderMap) -> Re
 pub enum Misbehave {
     /// Reads the request and never answers (for 60 s).
     Hang,
+    /// Like `Hang`, robots.txt included (every connection is counted).
+    HangAll,
     /// Headers, then one byte per `every`, forever.
     Drip { every: Duration },
     /// A chunked body that never ends.
@@ -213,7 +215,7 @@ pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
                         Ok(n) => head.extend_from_slice(&buf[..n]),
                     }
                 }
-                if head.starts_with(b"GET /robots.txt") {
+                if head.starts_with(b"GET /robots.txt") && !matches!(how, Misbehave::HangAll) {
                     let _ = sock
                         .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
                         .await;
@@ -229,7 +231,7 @@ pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
 
 async fn misbehave(sock: &mut tokio::net::TcpStream, how: &Misbehave) -> std::io::Result<()> {
     match how {
-        Misbehave::Hang => {
+        Misbehave::Hang | Misbehave::HangAll => {
             tokio::time::sleep(Duration::from_secs(60)).await;
             Ok(())
         }
