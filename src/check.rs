@@ -11,7 +11,7 @@ use crate::diff;
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{hex, Item, Link, Status, Watch};
-use crate::schedule::{self, Outcome};
+use crate::schedule::{self, Observation, Outcome};
 use crate::store::{CheckRecord, Store, StoreError, WatchState};
 
 /// A page body to analyse, from the network or from a file.
@@ -49,6 +49,8 @@ pub struct Changed {
     pub seen_urls: Vec<String>,
     /// The first successful check: it sets the baseline and emits nothing.
     pub baseline: bool,
+    /// What scheduling learns from the change: effective links, probable loss.
+    pub facts: schedule::page::PageFacts,
 }
 
 /// The result of one check, as reported to users.
@@ -136,7 +138,7 @@ pub fn analyse(
     if let Some(e) = seen_err.into_inner() {
         return Err(e);
     }
-    let new_items = new_idx
+    let new_items: Vec<Item> = new_idx
         .into_iter()
         .map(|i| {
             let l = &page.links[i];
@@ -153,6 +155,14 @@ pub fn analyse(
             }
         })
         .collect();
+    // Scheduling facts (DESIGN 3): the effective link count and whether the whole
+    // previous list scrolled off.
+    let key = |l: &Link| schedule::page::link_key(&l.url);
+    let facts = prev.learned.page.measure(
+        old.iter().map(key),
+        page.links.iter().map(key),
+        new_items.len(),
+    );
     let mut seen_urls: Vec<String> = Vec::new();
     let mut added = std::collections::HashSet::new();
     for l in &page.links {
@@ -169,6 +179,7 @@ pub fn analyse(
         new_items,
         seen_urls,
         baseline,
+        facts,
     })))
 }
 
@@ -188,6 +199,7 @@ pub fn settle(
     st.last_duration_ms = duration_ms;
     let mut record = CheckRecord::default();
     let mut report = CheckReport::default();
+    let mut new_links = 0;
     let outcome = match result {
         Err((msg, kind)) => {
             st.status = Status::Error;
@@ -232,6 +244,9 @@ pub fn settle(
                     if updated {
                         st.last_change = Some(now);
                     }
+                    let lost = c.facts.probable_loss;
+                    st.learned.page.apply(c.facts, now);
+                    new_links = c.new_items.len() as u32;
                     st.item_seq += c.new_items.len() as u64;
                     st.item_count += c.new_items.len() as u64;
                     // Stored oldest first: the top of the page gets the highest sequence.
@@ -239,16 +254,26 @@ pub fn settle(
                     report.new_items = c.new_items;
                     record.links = Some(c.links);
                     record.seen_urls = c.seen_urls;
-                    if updated {
-                        Outcome::Updated
-                    } else {
-                        Outcome::Unchanged
+                    match (updated, lost) {
+                        (true, true) => Outcome::Lost,
+                        (true, false) => Outcome::Updated,
+                        (false, _) => Outcome::Unchanged,
                     }
                 }
             }
         }
     };
-    let secs = schedule::next_interval(sched, &mut st.sched, outcome, elapsed);
+    let strategy = watch.strategy.unwrap_or(sched.strategy);
+    let obs = Observation { outcome, new_links };
+    let secs = schedule::plan(
+        sched,
+        strategy,
+        &mut st.sched,
+        &mut st.learned,
+        obs,
+        now,
+        elapsed,
+    );
     st.next_check = now + secs.round() as i64;
     report.next_check = st.next_check;
     (st, record, report)
