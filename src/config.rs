@@ -20,7 +20,7 @@ pub const DEFAULT_MAX_ITEMS: usize = 100;
 pub const DEFAULT_CACHE_BYTES: u64 = 16 * 1024 * 1024;
 pub const DEFAULT_CHANGE_RATIO: f64 = 0.5;
 pub const DEFAULT_PERIODIC_MIN_DAYS: f64 = 3.0;
-pub const DEFAULT_PERIODIC_DEGREE: usize = 12;
+pub const DEFAULT_PERIODIC_DEGREE: usize = 16;
 
 /// Errors in the configuration file; each names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]

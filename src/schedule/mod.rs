@@ -192,20 +192,27 @@ pub fn plan(
     } else {
         None
     };
-    if let (Some(m), Some(t0)) = (&model, learned.history.since) {
-        learned.history.update_level(n, m.predicted(t0, now));
-    }
     learned.history.observe(now, n);
     let in_force = explain(cfg, strategy, learned);
     learned.in_force = Some(in_force.strategy);
+    if in_force.strategy == Strategy::Adaptive {
+        // Capacity cap: however long the page stayed quiet, never wait longer than
+        // the busiest hour seen needs to replace z of the page's items; the A/B/C
+        // rule alone grows B through a quiet night and loses the morning's rush.
+        if let (Some(peak), Some(v)) = (learned.history.peak_rate(), learned.page.effective_links())
+        {
+            let cap = clamp(cfg.change_ratio * f64::from(v) / peak, cfg);
+            adaptive.b = adaptive.b.min(cap);
+            return adaptive_secs.min(cap);
+        }
+    }
     if in_force.strategy != Strategy::Periodic {
         return adaptive_secs;
     }
-    let (Some(mut m), Some(v)) = (model, learned.page.effective_links()) else {
+    let (Some(m), Some(v)) = (model, learned.page.effective_links()) else {
         learned.in_force = Some(Strategy::Adaptive);
         return adaptive_secs;
     };
-    m.level = learned.history.level;
     let max = i64::try_from(cfg.max_interval.as_secs()).unwrap_or(i64::MAX);
     let mut secs = m.solve(now, cfg.change_ratio * f64::from(v), max) as f64;
     if obs.outcome == Outcome::Lost {
@@ -489,5 +496,44 @@ mod tests {
         }
         assert!(other.history.days() > 3.0);
         assert_eq!(other.in_force, Some(Strategy::Fixed));
+    }
+
+    #[test]
+    fn adaptive_never_waits_longer_than_the_busiest_hour_allows() {
+        let c = cfg(Strategy::Adaptive);
+        let mut learned = Learned::default();
+        learned.page.effective = 40;
+        let mut a = Adaptive::initial(&c);
+        // A day of 10 links an hour, then a quiet spell: B would grow by A/2 each check.
+        for h in 0..24 {
+            let obs = Observation {
+                outcome: Outcome::Updated,
+                new_links: 10,
+            };
+            plan(
+                &c,
+                Strategy::Adaptive,
+                &mut a,
+                &mut learned,
+                obs,
+                h * 3600,
+                3600.0,
+            );
+        }
+        let mut t = 24 * 3600;
+        let mut secs = 3600.0;
+        for _ in 0..10 {
+            let obs = Observation {
+                outcome: Outcome::Unchanged,
+                new_links: 0,
+            };
+            secs = plan(&c, Strategy::Adaptive, &mut a, &mut learned, obs, t, secs);
+            t += secs as i64;
+        }
+        // z·v = 20 links at the busiest rate seen (about 10 an hour, a little less
+        // once the quiet hours pull the smoothed cells down): about 2 hours, where
+        // the bare A/B/C rule would be at 10h by now.
+        assert!(secs > 6000.0 && secs <= 8000.0, "{secs}");
+        assert!((a.b - secs).abs() < 1e-9);
     }
 }

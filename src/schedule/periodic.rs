@@ -41,13 +41,11 @@ const PRIOR_SECS: f64 = 600.0;
 /// The fitted rate is floored at this share of the curve's mean rate (and never 0), so
 /// the integral always reaches its target and a night never means "never check".
 const FLOOR_SHARE: f64 = 0.05;
-/// Weight of the newest check in the level correction (see [`History::level`]).
-const LEVEL_WEIGHT: f64 = 0.15;
 /// Step of the numeric integral, seconds.
 const STEP: i64 = 60;
 
 /// Per-watch history of new links per (weekday, hour), in the store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct History {
     /// New links counted per cell (decayed). Empty until the first observation.
     #[serde(default, with = "cells")]
@@ -58,25 +56,6 @@ pub struct History {
     /// End of the last observed interval (the last successful check).
     #[serde(default)]
     pub since: Option<i64>,
-    /// Level correction: observed ÷ predicted new links, smoothed over recent checks.
-    /// Absorbs what a daily curve cannot know (a holiday, a slow trend).
-    #[serde(default = "one")]
-    pub level: f64,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-impl Default for History {
-    fn default() -> Self {
-        Self {
-            counts: Vec::new(),
-            exposure: Vec::new(),
-            since: None,
-            level: 1.0,
-        }
-    }
 }
 
 /// Weekday of a Unix time, Monday = 0 (1970-01-01 was a Thursday).
@@ -143,6 +122,18 @@ impl History {
         let e: f64 = self.exposure.iter().map(|&v| f64::from(v)).sum();
         let c: f64 = self.counts.iter().map(|&v| f64::from(v)).sum();
         (e > 0.0).then(|| c / e)
+    }
+
+    /// The busiest hour's rate seen (links per second; each cell pulled toward the mean
+    /// by [`PRIOR_SECS`] so one burst in a little-observed hour does not dominate).
+    pub fn peak_rate(&self) -> Option<f64> {
+        let mean = self.mean_rate()?;
+        self.counts
+            .iter()
+            .zip(&self.exposure)
+            .map(|(&c, &e)| (f64::from(c) + mean * PRIOR_SECS) / (f64::from(e) + PRIOR_SECS))
+            .reduce(f64::max)
+            .filter(|r| *r > 0.0)
     }
 
     /// Days of history: how many days' worth every hour of the day has been observed
@@ -220,20 +211,7 @@ impl History {
                 weekday.unwrap_or_else(|| all.clone()),
                 weekend.unwrap_or(all),
             ],
-            level: self.level,
         })
-    }
-
-    /// Folds a check into the level correction: `observed` new links where the model
-    /// (without the correction) predicted `predicted`. Smoothed in log space and clamped,
-    /// so one burst cannot swing the schedule by more than a little.
-    pub fn update_level(&mut self, observed: f64, predicted: f64) {
-        if !(predicted.is_finite() && observed.is_finite()) {
-            return;
-        }
-        let ratio = ((observed + 0.5) / (predicted + 0.5)).clamp(0.1, 10.0);
-        let l = (1.0 - LEVEL_WEIGHT) * self.level.max(1e-3).ln() + LEVEL_WEIGHT * ratio.ln();
-        self.level = l.exp().clamp(0.25, 4.0);
     }
 }
 
@@ -282,7 +260,7 @@ fn x_of(frac: f64) -> f64 {
 }
 
 /// The model in force for a watch: where its day starts, a curve for weekdays and one
-/// for weekends, and the level correction.
+/// for weekends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DailyModel {
     /// Seconds after UTC midnight where the watch's day starts (its quietest hour).
@@ -291,7 +269,6 @@ pub struct DailyModel {
     pub curves: [Curve; 2],
     /// Whether each curve was fitted on its own days (else it is the all-days curve).
     pub own: [bool; 2],
-    pub level: f64,
 }
 
 impl DailyModel {
@@ -301,30 +278,24 @@ impl DailyModel {
             q,
             curves: [curve.clone(), curve],
             own: [false, false],
-            level: 1.0,
         }
     }
 
-    /// Expected new links per second at `t` (with the level correction).
+    /// Expected new links per second at `t`.
     pub fn rate(&self, t: i64) -> f64 {
-        self.base_rate(t) * self.level
-    }
-
-    fn base_rate(&self, t: i64) -> f64 {
         let frac = (t - self.q).rem_euclid(DAY) as f64 / DAY as f64;
         let c = &self.curves[usize::from(is_weekend(t, self.q))];
         c.per_hour(frac) / HOUR as f64
     }
 
-    /// Expected new links in `[a, b)` without the level correction (midpoint rule,
-    /// one-minute steps).
+    /// Expected new links in `[a, b)` (midpoint rule, one-minute steps).
     pub fn predicted(&self, a: i64, b: i64) -> f64 {
         let b = b.min(a + MAX_SPAN);
         let mut t = a;
         let mut sum = 0.0;
         while t < b {
             let end = (t + STEP).min(b);
-            sum += self.base_rate((t + end) / 2) * (end - t) as f64;
+            sum += self.rate((t + end) / 2) * (end - t) as f64;
             t = end;
         }
         sum

@@ -37,12 +37,12 @@ fn solver_finds_b_across_midnight() {
 }
 
 #[test]
-fn solver_stops_at_the_maximum_and_honours_the_level() {
+fn solver_stops_at_the_maximum() {
     let m = linear_model(0);
     assert_eq!(m.solve(MONDAY, 1e9, 6 * HOUR), 6 * HOUR);
     assert_eq!(m.solve(MONDAY, 0.0, 6 * HOUR), 0);
-    // Twice the level: half the time for the same links, on a constant curve.
-    let mut flat = DailyModel::uniform(
+    // A constant curve: 10 links an hour, 10 links take an hour.
+    let flat = DailyModel::uniform(
         Curve {
             coef: vec![10.0],
             floor: 0.1,
@@ -50,8 +50,6 @@ fn solver_stops_at_the_maximum_and_honours_the_level() {
         0,
     );
     assert!((flat.solve(MONDAY, 10.0, DAY) - HOUR).abs() <= 1);
-    flat.level = 2.0;
-    assert!((flat.solve(MONDAY, 10.0, DAY) - HOUR / 2).abs() <= 1);
 }
 
 #[test]
@@ -204,19 +202,6 @@ fn weekend_labels_follow_the_watchs_day() {
 }
 
 #[test]
-fn level_correction_moves_slowly_and_stays_bounded() {
-    let mut h = History::default();
-    h.update_level(20.0, 10.0);
-    assert!(h.level > 1.05 && h.level < 1.2, "{}", h.level);
-    for _ in 0..200 {
-        h.update_level(1000.0, 1.0);
-    }
-    assert!((h.level - 4.0).abs() < 1e-9);
-    h.update_level(f64::NAN, 1.0);
-    assert!((h.level - 4.0).abs() < 1e-9);
-}
-
-#[test]
 fn serde_round_trip_and_old_records() {
     let h = learn(diurnal, 3, 3600);
     let json = serde_json::to_string(&h).expect("serializes");
@@ -225,6 +210,5 @@ fn serde_round_trip_and_old_records() {
     assert_eq!(back, h);
     let old: History = serde_json::from_str("{}").expect("defaults");
     assert_eq!(old, History::default());
-    assert!((old.level - 1.0).abs() < f64::EPSILON);
     assert!(serde_json::from_str::<History>(r#"{"counts":"AAA"}"#).is_err());
 }
