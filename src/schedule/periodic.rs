@@ -41,6 +41,8 @@ const PRIOR_SECS: f64 = 600.0;
 /// The fitted rate is floored at this share of the curve's mean rate (and never 0), so
 /// the integral always reaches its target and a night never means "never check".
 const FLOOR_SHARE: f64 = 0.05;
+/// The solver integrates max(f(t), f(t + LOOKAHEAD)), see [`DailyModel::lookahead`].
+pub const LOOKAHEAD: i64 = 1800;
 /// Step of the numeric integral, seconds.
 const STEP: i64 = 60;
 
@@ -207,6 +209,7 @@ impl History {
         Some(DailyModel {
             q,
             own: [weekday.is_some(), weekend.is_some()],
+            lookahead: LOOKAHEAD,
             curves: [
                 weekday.unwrap_or_else(|| all.clone()),
                 weekend.unwrap_or(all),
@@ -269,15 +272,23 @@ pub struct DailyModel {
     pub curves: [Curve; 2],
     /// Whether each curve was fitted on its own days (else it is the all-days curve).
     pub own: [bool; 2],
+    /// Seconds of look-ahead in [`solve`](Self::solve): it integrates
+    /// max(f(t), f(t + lookahead)), so on a rising edge it counts the rate of a little
+    /// later. A history learnt from checks hours apart smears the day's peaks, and a
+    /// rush that comes earlier or steeper than the curve says is what scrolls items off
+    /// unseen (the simulation's Saturday mornings: 30 minutes took its losses from 9 to
+    /// 0 over six seeds, for 5% more checks). Plateaus and troughs are unaffected.
+    pub lookahead: i64,
 }
 
 impl DailyModel {
-    /// A model with one curve for every day, starting at `q` (tests, the simulation).
+    /// A model with one curve for every day, starting at `q`, without look-ahead (tests).
     pub fn uniform(curve: Curve, q: i64) -> Self {
         Self {
             q,
             curves: [curve.clone(), curve],
             own: [false, false],
+            lookahead: 0,
         }
     }
 
@@ -301,8 +312,9 @@ impl DailyModel {
         sum
     }
 
-    /// Seconds s after `a` such that ∫_a^{a+s} f = `target` links, at most `max_secs`.
-    /// Wraps midnight and weekends freely: the rate is a function of absolute time.
+    /// Seconds s after `a` such that ∫_a^{a+s} f = `target` links, at most `max_secs`
+    /// (f taken as max(f(t), f(t + lookahead))). Wraps midnight and weekends freely:
+    /// the rate is a function of absolute time.
     pub fn solve(&self, a: i64, target: f64, max_secs: i64) -> i64 {
         if target <= 0.0 || !target.is_finite() {
             return 0;
@@ -311,7 +323,8 @@ impl DailyModel {
         let mut t = a;
         while t - a < max_secs {
             let end = (t + STEP).min(a + max_secs);
-            let r = self.rate((t + end) / 2);
+            let mid = (t + end) / 2;
+            let r = self.rate(mid).max(self.rate(mid + self.lookahead));
             let add = r * (end - t) as f64;
             if acc + add >= target {
                 return t - a + ((target - acc) / r).round() as i64;

@@ -53,6 +53,30 @@ fn solver_stops_at_the_maximum() {
 }
 
 #[test]
+fn lookahead_counts_a_coming_rush_early() {
+    let mut m = linear_model(0);
+    // From 12:00 the curve rises by 1/3 link per hour each hour; with 30 minutes of
+    // look-ahead the solver counts the rate of half an hour later: 1/6 link more per
+    // hour, so the same target is reached a little sooner.
+    let a = MONDAY + 12 * HOUR;
+    let plain = m.solve(a, 12.0, DAY);
+    m.lookahead = HOUR / 2;
+    let ahead = m.solve(a, 12.0, DAY);
+    assert!(ahead < plain, "{ahead} vs {plain}");
+    assert!(plain - ahead < 300, "{ahead} vs {plain}");
+    // On a flat curve it changes nothing.
+    let mut flat = DailyModel::uniform(
+        Curve {
+            coef: vec![10.0],
+            floor: 0.1,
+        },
+        0,
+    );
+    flat.lookahead = HOUR;
+    assert!((flat.solve(MONDAY, 10.0, DAY) - HOUR).abs() <= 1);
+}
+
+#[test]
 fn the_floor_keeps_a_dead_night_finite() {
     // A curve that is negative at night still has the floor's rate.
     let m = DailyModel::uniform(
