@@ -45,11 +45,10 @@ fn set(site: &Site, range: std::ops::Range<u32>) {
 }
 
 #[tokio::test]
-async fn per_watch_strategy_loss_record_and_restart() {
+async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
     let site = Site::start(&[]).await;
     set(&site, 0..10);
     let dir = tempfile::tempdir().expect("tempdir");
-    let id;
     {
         let (app, clock) = common::app(dir.path());
         let (code, err) = call(
@@ -75,7 +74,7 @@ async fn per_watch_strategy_loss_record_and_restart() {
         assert_eq!(code, StatusCode::CREATED, "{w}");
         assert_eq!(w["schedule"]["strategy"], "periodic");
         assert_eq!(w["schedule"]["in_force"], "adaptive");
-        id = w["id"].as_str().expect("id").to_owned();
+        let id = w["id"].as_str().expect("id").to_owned();
         let watch = app.find(&id).expect("find");
 
         app.check(&watch, false).await.expect("baseline");
@@ -115,14 +114,69 @@ async fn per_watch_strategy_loss_record_and_restart() {
         )
         .await;
         assert_eq!(other["schedule"]["strategy"], "adaptive");
+
+        // What a restart reads back: the state as stored (one JSON value in sled,
+        // which the crash test shows survives a SIGKILL), decoded again.
+        let json = serde_json::to_string(&st).expect("serializes");
+        let back: sitefeed::store::WatchState = serde_json::from_str(&json).expect("decodes");
+        assert_eq!(back, st);
+        assert!(back.learned.history.since.is_some());
+        assert_eq!(back.learned.page.effective_links(), Some(10));
+        assert_eq!(back.learned.page.probable_losses, 1);
     }
-    // Reopen the same store: the learned state is still there.
-    let (app, _) = common::app(dir.path());
-    let (_, w) = call(&app, "GET", &format!("/api/watches/{id}"), None).await;
-    assert_eq!(w["schedule"]["strategy"], "periodic");
-    assert_eq!(w["schedule"]["probable_losses"], 1);
-    assert_eq!(w["schedule"]["effective_links"], 10);
-    let watch = app.find(&id).expect("find");
-    let st = app.store.state(&watch.id).expect("state").expect("present");
-    assert!(st.learned.history.since.is_some());
+}
+
+#[test]
+fn cli_add_takes_a_strategy_and_the_config_a_default() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(&cfg, "[schedule]\nstrategy = \"periodic\"\n").expect("config");
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("sitefeed")
+            .expect("binary")
+            .env("SITEFEED_DATA", dir.path().join("data"))
+            .env("SITEFEED_CONFIG", &cfg)
+            .env_remove("SITEFEED_LISTEN")
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["add", "https://a.example/", "--strategy", "fixed"]);
+    assert!(out.status.success(), "{out:?}");
+    let out = run(&["add", "https://b.example/", "--strategy", "daily"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("periodic"),
+        "the error lists the choices: {err}"
+    );
+    let out = run(&["add", "https://c.example/"]);
+    assert!(out.status.success(), "{out:?}");
+
+    let config = sitefeed::Config::from_toml(
+        &format!(
+            "[storage]\npath = {:?}\n[schedule]\nstrategy = \"periodic\"\n",
+            dir.path().join("data").display().to_string()
+        ),
+        std::path::Path::new("c.toml"),
+        &|_| None,
+    )
+    .expect("config");
+    let store = sitefeed::store::Store::open(&config.storage.path, 1 << 20).expect("store");
+    let app = sitefeed::App::new(
+        config,
+        store,
+        std::sync::Arc::new(sitefeed::schedule::clock::ManualClock::new(0)),
+    )
+    .expect("app");
+    let a = app.find("https://a.example/").expect("a");
+    let c = app.find("https://c.example/").expect("c");
+    assert_eq!(a.strategy, Some(sitefeed::config::Strategy::Fixed));
+    assert_eq!(
+        c.strategy, None,
+        "no override: the config's default applies"
+    );
+    let json = sitefeed::server::api::watch_json(&app, &c, None);
+    assert_eq!(json.schedule.strategy, "periodic");
+    assert_eq!(json.schedule.in_force, "adaptive");
 }
