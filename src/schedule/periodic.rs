@@ -127,7 +127,7 @@ impl History {
     }
 
     /// The busiest hour's rate seen (links per second; each cell pulled toward the mean
-    /// by [`PRIOR_SECS`] so one burst in a little-observed hour does not dominate).
+    /// by `PRIOR_SECS` so one burst in a little-observed hour does not dominate).
     pub fn peak_rate(&self) -> Option<f64> {
         let mean = self.mean_rate()?;
         self.counts

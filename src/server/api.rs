@@ -82,7 +82,16 @@ fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
     let strategy = w.strategy.unwrap_or(cfg.strategy);
     let fresh = crate::schedule::Learned::default();
     let learned = s.map_or(&fresh, |s| &s.learned);
-    let why = crate::schedule::explain(cfg, strategy, learned);
+    let mut why = crate::schedule::explain(cfg, strategy, learned);
+    if why.strategy == crate::config::Strategy::Periodic
+        && learned.in_force == Some(crate::config::Strategy::Adaptive)
+    {
+        // `plan` had the history but could not fit a curve to it (degenerate data).
+        why = crate::schedule::InForce {
+            strategy: crate::config::Strategy::Adaptive,
+            reason: "adaptive: the daily model could not be fitted to the history yet".into(),
+        };
+    }
     ScheduleJson {
         strategy: strategy.as_str(),
         in_force: why.strategy.as_str(),
