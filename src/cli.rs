@@ -37,6 +37,9 @@ pub enum Command {
         /// Comma-separated topic keywords.
         #[arg(long)]
         keywords: Option<String>,
+        /// When to check: adaptive, periodic (daily model) or fixed; default from config.
+        #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
+        strategy: Option<String>,
     },
     /// List watches.
     List,
@@ -117,8 +120,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             title,
             select,
             keywords,
+            strategy,
         } => {
             let req = NewWatch {
+                strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
                 url,
                 depth,
                 title,

@@ -21,6 +21,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             title,
             select,
             keywords,
+            strategy,
         } => {
             let keywords: Vec<String> = keywords
                 .map(|k| {
@@ -30,7 +31,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                         .collect()
                 })
                 .unwrap_or_default();
-            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords});
+            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy});
             let (status, w) = api
                 .send(
                     reqwest::Method::POST,

@@ -70,6 +70,10 @@ pub struct WatchState {
     pub link_count: u64,
     /// Milliseconds the last check took.
     pub last_duration_ms: u64,
+    /// Daily history, effective link count, probable losses and the strategy in force
+    /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
+    #[serde(default)]
+    pub learned: crate::schedule::Learned,
 }
 
 impl WatchState {
@@ -92,6 +96,7 @@ impl WatchState {
             item_count: 0,
             link_count: 0,
             last_duration_ms: 0,
+            learned: crate::schedule::Learned::default(),
         }
     }
 }
