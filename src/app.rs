@@ -37,6 +37,8 @@ pub struct NewWatch {
     pub title: Option<String>,
     pub select: Option<String>,
     pub keywords: Vec<String>,
+    /// Scheduling strategy; `None`: the config's default.
+    pub strategy: Option<crate::config::Strategy>,
 }
 
 impl From<RawWatch> for NewWatch {
@@ -47,6 +49,10 @@ impl From<RawWatch> for NewWatch {
             title: w.title,
             select: w.select,
             keywords: w.keywords.unwrap_or_default(),
+            strategy: w
+                .strategy
+                .as_deref()
+                .and_then(crate::config::Strategy::parse),
         }
     }
 }
@@ -137,6 +143,7 @@ impl App {
             select,
             keywords: Vec::new(),
             created: self.clock.now(),
+            strategy: req.strategy,
         })
     }
 

@@ -11,7 +11,7 @@ use crate::diff;
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{hex, Item, Link, Status, Watch};
-use crate::schedule::{self, Outcome};
+use crate::schedule::{self, Observation, Outcome};
 use crate::store::{CheckRecord, Store, StoreError, WatchState};
 
 /// A page body to analyse, from the network or from a file.
@@ -51,6 +51,8 @@ pub struct Changed {
     pub baseline: bool,
     /// The page's robots meta tag says `nofollow` (or `none`).
     pub nofollow: bool,
+    /// What scheduling learns from the change: effective links, probable loss.
+    pub facts: schedule::page::PageFacts,
 }
 
 /// The result of one check, as reported to users.
@@ -142,23 +144,18 @@ pub fn analyse(
     if let Some(e) = seen_err.into_inner() {
         return Err(e);
     }
-    let new_items = new_idx
+    let new_items: Vec<Item> = new_idx
         .into_iter()
-        .map(|i| {
-            let l = &page.links[i];
-            let title = if l.text.is_empty() {
-                l.url.clone()
-            } else {
-                l.text.clone()
-            };
-            Item {
-                id: Item::id_for(&l.url),
-                title,
-                link: l.url.clone(),
-                first_seen: now,
-            }
-        })
+        .map(|i| item_for(&page.links[i], now))
         .collect();
+    // Scheduling facts (DESIGN 3): the effective link count and whether the whole
+    // previous list scrolled off.
+    let key = |l: &Link| schedule::page::link_key(&l.url);
+    let facts = prev.learned.page.measure(
+        old.iter().map(key),
+        page.links.iter().map(key),
+        new_items.len(),
+    );
     // URLs that leave the page join the seen set.
     let new_urls: std::collections::HashSet<&str> =
         page.links.iter().map(|l| l.url.as_str()).collect();
@@ -179,7 +176,23 @@ pub fn analyse(
         seen_urls,
         baseline,
         nofollow: page.nofollow,
+        facts,
     })))
+}
+
+/// The feed item for a new link; a link without text is titled by its URL.
+fn item_for(l: &Link, now: i64) -> Item {
+    let title = if l.text.is_empty() {
+        l.url.clone()
+    } else {
+        l.text.clone()
+    };
+    Item {
+        id: Item::id_for(&l.url),
+        title,
+        link: l.url.clone(),
+        first_seen: now,
+    }
 }
 
 /// The watch's next state and the record to commit, for an analysis or a failure.
@@ -198,6 +211,7 @@ pub fn settle(
     st.last_duration_ms = duration_ms;
     let mut record = CheckRecord::default();
     let mut report = CheckReport::default();
+    let mut new_links = 0;
     let outcome = match result {
         Err((msg, kind)) => {
             st.status = Status::Error;
@@ -243,6 +257,9 @@ pub fn settle(
                     if updated {
                         st.last_change = Some(now);
                     }
+                    let lost = c.facts.probable_loss;
+                    st.learned.page.apply(c.facts, now);
+                    new_links = c.new_items.len() as u32;
                     st.item_seq += c.new_items.len() as u64;
                     st.item_count += c.new_items.len() as u64;
                     // Stored oldest first: the top of the page gets the highest sequence.
@@ -250,16 +267,26 @@ pub fn settle(
                     report.new_items = c.new_items;
                     record.links = Some(c.links);
                     record.seen_urls = c.seen_urls;
-                    if updated {
-                        Outcome::Updated
-                    } else {
-                        Outcome::Unchanged
+                    match (updated, lost) {
+                        (true, true) => Outcome::Lost,
+                        (true, false) => Outcome::Updated,
+                        (false, _) => Outcome::Unchanged,
                     }
                 }
             }
         }
     };
-    let secs = schedule::next_interval(sched, &mut st.sched, outcome, elapsed);
+    let strategy = watch.strategy.unwrap_or(sched.strategy);
+    let obs = Observation { outcome, new_links };
+    let secs = schedule::plan(
+        sched,
+        strategy,
+        &mut st.sched,
+        &mut st.learned,
+        obs,
+        now,
+        elapsed,
+    );
     st.next_check = now + secs.round() as i64;
     report.next_check = st.next_check;
     (st, record, report)

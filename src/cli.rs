@@ -37,6 +37,9 @@ pub enum Command {
         /// Comma-separated topic keywords.
         #[arg(long)]
         keywords: Option<String>,
+        /// When to check: adaptive, periodic (daily model) or fixed; default from config.
+        #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
+        strategy: Option<String>,
     },
     /// List watches.
     List,
@@ -102,7 +105,14 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     if let Command::Serve = cli.command {
         return crate::app::serve_blocking(config);
     }
-    let app = App::open(config)?;
+    let app = match App::open(config.clone()) {
+        Ok(app) => app,
+        // `serve` holds the store: ask it instead.
+        Err(crate::app::AppError::Store(crate::store::StoreError::Locked { .. })) => {
+            return crate::remote::run(&config, cli.command, out).block();
+        }
+        Err(e) => return Err(e.into()),
+    };
     match cli.command {
         Command::Add {
             url,
@@ -110,8 +120,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             title,
             select,
             keywords,
+            strategy,
         } => {
             let req = NewWatch {
+                strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
                 url,
                 depth,
                 title,

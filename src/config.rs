@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_CONFIG_PATH: &str = "config/sitefeed.toml";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -23,6 +23,9 @@ pub const DEFAULT_CONTACT: &str = "https://github.com/sitefeed/sitefeed";
 pub const DEFAULT_GLOBAL_CONCURRENCY: usize = 32;
 pub const DEFAULT_MAX_ITEMS: usize = 100;
 pub const DEFAULT_CACHE_BYTES: u64 = 16 * 1024 * 1024;
+pub const DEFAULT_CHANGE_RATIO: f64 = 0.5;
+pub const DEFAULT_PERIODIC_MIN_DAYS: f64 = 3.0;
+pub const DEFAULT_PERIODIC_DEGREE: usize = 16;
 
 /// Errors in the configuration file; each names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -95,6 +98,26 @@ pub struct RawSchedule {
     pub initial_interval: Option<String>,
     pub min_interval: Option<String>,
     pub max_interval: Option<String>,
+    pub change_ratio: Option<Number>,
+    pub periodic_min_days: Option<Number>,
+    pub periodic_degree: Option<usize>,
+}
+
+/// A TOML number written either way (`3` or `3.0`).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(untagged)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl Number {
+    fn get(self) -> f64 {
+        match self {
+            Self::Int(i) => i as f64,
+            Self::Float(f) => f,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -111,6 +134,8 @@ pub struct RawWatch {
     pub title: Option<String>,
     pub select: Option<String>,
     pub keywords: Option<Vec<String>>,
+    /// adaptive | periodic | fixed; default `schedule.strategy`.
+    pub strategy: Option<String>,
 }
 
 // ----- validated -----
@@ -166,18 +191,67 @@ pub struct FetchConfig {
     pub allow_private_addresses: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a watch's checks are scheduled (DESIGN 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Strategy {
+    /// The A/B/C interval of seed 000.
     Adaptive,
+    /// Always `initial_interval`.
     Fixed,
+    /// The daily model of seed 002 (adaptive until it has enough history).
+    Periodic,
+}
+
+impl Strategy {
+    pub const NAMES: &'static str = "adaptive, periodic, fixed";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Adaptive => "adaptive",
+            Self::Fixed => "fixed",
+            Self::Periodic => "periodic",
+        }
+    }
+
+    /// Parses a strategy name as users write it.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "adaptive" => Some(Self::Adaptive),
+            "fixed" => Some(Self::Fixed),
+            "periodic" => Some(Self::Periodic),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
 pub struct ScheduleConfig {
+    /// The default strategy; a watch may override it.
     pub strategy: Strategy,
     pub initial_interval: Duration,
     pub min_interval: Duration,
     pub max_interval: Duration,
+    /// z of seed 002: the periodic model checks when this share of the page's
+    /// effective links is expected to be new.
+    pub change_ratio: f64,
+    /// Days of history (every hour of the day observed this often) before the periodic
+    /// model replaces its adaptive fallback.
+    pub periodic_min_days: f64,
+    /// Degree of the least-squares polynomial of the daily curve.
+    pub periodic_degree: usize,
+}
+
+impl Default for ScheduleConfig {
+    fn default() -> Self {
+        Config::default().schedule
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -339,22 +413,36 @@ impl RawConfig {
         }
 
         let s = self.schedule;
-        let strategy = match s.strategy.as_deref().unwrap_or("adaptive") {
-            "adaptive" => Strategy::Adaptive,
-            "fixed" => Strategy::Fixed,
-            "periodic" => {
-                return Err(bad(
-                    "schedule.strategy",
-                    "`periodic` (the daily model) is not available in this version; use `adaptive` or `fixed`".into(),
-                ))
-            }
-            other => {
-                return Err(bad(
-                    "schedule.strategy",
-                    format!("`{other}` is not one of adaptive, fixed"),
-                ))
-            }
-        };
+        let name = s.strategy.as_deref().unwrap_or("adaptive");
+        let strategy = Strategy::parse(name).ok_or_else(|| {
+            bad(
+                "schedule.strategy",
+                format!("`{name}` is not one of {}", Strategy::NAMES),
+            )
+        })?;
+        let change_ratio = s.change_ratio.map_or(DEFAULT_CHANGE_RATIO, Number::get);
+        if !(change_ratio > 0.0 && change_ratio <= 1.0) {
+            return Err(bad(
+                "schedule.change_ratio",
+                format!("{change_ratio} is not in (0, 1]; 0.5 checks when half the page is new"),
+            ));
+        }
+        let periodic_min_days = s
+            .periodic_min_days
+            .map_or(DEFAULT_PERIODIC_MIN_DAYS, Number::get);
+        if !(0.5..=28.0).contains(&periodic_min_days) {
+            return Err(bad(
+                "schedule.periodic_min_days",
+                format!("{periodic_min_days} is not between 0.5 and 28"),
+            ));
+        }
+        let periodic_degree = s.periodic_degree.unwrap_or(DEFAULT_PERIODIC_DEGREE);
+        if !(1..=20).contains(&periodic_degree) {
+            return Err(bad(
+                "schedule.periodic_degree",
+                format!("{periodic_degree} is not between 1 and 20"),
+            ));
+        }
         let dur = |key: &str, v: Option<String>, default: &str| {
             let v = v.unwrap_or_else(|| default.to_owned());
             parse_duration(&v).ok_or_else(|| {
@@ -385,6 +473,14 @@ impl RawConfig {
             ));
         }
         for (i, w) in self.watch.iter().enumerate() {
+            if let Some(name) = w.strategy.as_deref() {
+                if Strategy::parse(name).is_none() {
+                    return Err(bad(
+                        &format!("watch[{i}].strategy"),
+                        format!("`{name}` is not one of {}", Strategy::NAMES),
+                    ));
+                }
+            }
             if let Some(d) = w.depth {
                 if !(1..=3).contains(&d) {
                     return Err(bad(
@@ -426,6 +522,9 @@ impl RawConfig {
                 initial_interval,
                 min_interval,
                 max_interval,
+                change_ratio,
+                periodic_min_days,
+                periodic_degree,
             },
             feed: FeedConfig { max_items },
             watches: self.watch,
@@ -487,6 +586,10 @@ mod tests {
         assert_eq!(c.schedule.min_interval, Duration::from_secs(300));
         assert_eq!(c.schedule.max_interval, Duration::from_secs(86_400));
         assert_eq!(c.feed.max_items, 100);
+        assert_eq!(c.schedule.strategy, d.schedule.strategy);
+        assert!((c.schedule.change_ratio - d.schedule.change_ratio).abs() < 1e-12);
+        assert!((c.schedule.periodic_min_days - d.schedule.periodic_min_days).abs() < 1e-12);
+        assert_eq!(c.schedule.periodic_degree, d.schedule.periodic_degree);
         assert_eq!(c.fetch.user_agent, d.fetch.user_agent);
         assert_eq!(c.fetch.stall_timeout, d.fetch.stall_timeout);
         assert_eq!(c.fetch.retries, d.fetch.retries);
@@ -558,6 +661,16 @@ mod tests {
                 "schedule.max_interval",
             ),
             ("[schedule]\nstrategy = \"random\"\n", "schedule.strategy"),
+            ("[schedule]\nchange_ratio = 0\n", "schedule.change_ratio"),
+            ("[schedule]\nchange_ratio = 1.5\n", "schedule.change_ratio"),
+            (
+                "[schedule]\nperiodic_min_days = 0.1\n",
+                "schedule.periodic_min_days",
+            ),
+            (
+                "[schedule]\nperiodic_degree = 0\n",
+                "schedule.periodic_degree",
+            ),
             ("[server]\nlisten = \"localhost\"\n", "server.listen"),
             ("[fetch]\ntimeout_secs = 0\n", "fetch.timeout_secs"),
             (
@@ -578,6 +691,22 @@ mod tests {
             let err = Config::from_toml(text, Path::new("c.toml"), &no_env).expect_err(text);
             assert!(err.to_string().contains(key), "{err} should name {key}");
         }
+    }
+
+    #[test]
+    fn periodic_is_a_strategy_with_its_keys() {
+        let c = Config::from_toml(
+            "[schedule]\nstrategy = \"periodic\"\nchange_ratio = 0.4\nperiodic_min_days = 5\nperiodic_degree = 6\n",
+            Path::new("c.toml"),
+            &no_env,
+        )
+        .expect("valid");
+        assert_eq!(c.schedule.strategy, Strategy::Periodic);
+        assert!((c.schedule.change_ratio - 0.4).abs() < 1e-12);
+        assert!((c.schedule.periodic_min_days - 5.0).abs() < 1e-12);
+        assert_eq!(c.schedule.periodic_degree, 6);
+        let d = Config::default().schedule;
+        assert!((d.change_ratio - 0.5).abs() < 1e-12);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod fetch;
 pub mod metrics;
 pub mod model;
 pub mod offline;
+pub mod remote;
 pub mod render;
 pub mod schedule;
 pub mod server;

@@ -79,6 +79,9 @@ pub struct Watch {
     pub keywords: Vec<String>,
     /// Unix seconds.
     pub created: i64,
+    /// Scheduling strategy of this watch; `None`: `schedule.strategy` of the config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<crate::config::Strategy>,
 }
 
 /// One feed item: a link that a check found new.

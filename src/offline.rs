@@ -108,6 +108,7 @@ pub fn replay_items(
         select: select.map(str::to_owned),
         keywords: Vec::new(),
         created: now,
+        strategy: None,
     };
     store.insert_watch(
         &watch,

@@ -170,6 +170,7 @@ async fn a_refused_redirect_is_stored_as_the_watch_error() {
         select: None,
         keywords: Vec::new(),
         created: 1_700_000_000,
+        strategy: None,
     };
     let sched = Config::default().schedule;
     let state = WatchState::new(1_700_000_000, crate::schedule::Adaptive::initial(&sched));

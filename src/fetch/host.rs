@@ -262,8 +262,6 @@ impl HostGates {
         if let Some(e) = backoff(&host) {
             return Err(e);
         }
-        let ahead = host.waiters.fetch_add(1, Ordering::SeqCst);
-        let waiting = Waiting(host.clone());
         let busy = |waiters: usize| {
             let t = host.timing();
             let per = self.effective_delay(&t) + t.typical;
@@ -273,15 +271,20 @@ impl HostGates {
                     / u32::try_from(self.per_host).unwrap_or(1),
             }
         };
-        if ahead >= self.max_waiters {
-            return Err(busy(ahead));
-        }
-        let slot = match tokio::time::timeout(max_wait, host.slots.clone().acquire_owned()).await {
-            Ok(slot) => slot.expect("invariant: host semaphores are never closed"),
-            Err(_) => return Err(busy(host.waiters.load(Ordering::SeqCst).saturating_sub(1))),
+        let slot = if let Ok(slot) = host.slots.clone().try_acquire_owned() {
+            slot
+        } else {
+            // Only a request that has to wait counts as a waiter.
+            let ahead = host.waiters.fetch_add(1, Ordering::SeqCst);
+            let _waiting = Waiting(host.clone());
+            if ahead >= self.max_waiters {
+                return Err(busy(ahead));
+            }
+            match tokio::time::timeout(max_wait, host.slots.clone().acquire_owned()).await {
+                Ok(slot) => slot.expect("invariant: host semaphores are never closed"),
+                Err(_) => return Err(busy(host.waiters.load(Ordering::SeqCst).saturating_sub(1))),
+            }
         };
-        // Holding the slot, this request is the one in flight, no longer a waiter.
-        drop(waiting);
         // A 429 or a failure may have come in while this request queued.
         if let Some(e) = backoff(&host) {
             return Err(e);

@@ -15,6 +15,7 @@ fn watch(url: &str) -> Watch {
         select: None,
         keywords: Vec::new(),
         created: 1_700_000_000,
+        strategy: None,
     }
 }
 
@@ -382,6 +383,7 @@ fn rss_snapshot() {
         select: None,
         keywords: Vec::new(),
         created: 1_699_000_000,
+        strategy: None,
     };
     let items = [
         Item {

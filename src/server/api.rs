@@ -32,6 +32,7 @@ struct CreateBody {
     title: Option<String>,
     select: Option<String>,
     keywords: Option<Vec<String>>,
+    strategy: Option<String>,
 }
 
 /// A watch as the API shows it.
@@ -55,6 +56,51 @@ pub struct WatchJson {
     pub item_count: u64,
     pub link_count: u64,
     pub checks: u64,
+    pub schedule: ScheduleJson,
+}
+
+/// How a watch is scheduled (DESIGN 3).
+#[derive(Debug, Serialize)]
+pub struct ScheduleJson {
+    /// The watch's strategy: its own, else the config's default.
+    pub strategy: &'static str,
+    /// The strategy that schedules it now (`periodic` falls back to `adaptive`).
+    pub in_force: &'static str,
+    /// Why, in words.
+    pub reason: String,
+    /// Days of daily history (decayed: about four weeks count).
+    pub history_days: f64,
+    /// Effective link count v of the page, once known.
+    pub effective_links: Option<u32>,
+    /// Checks that found the whole previous list gone (items probably lost).
+    pub probable_losses: u64,
+    pub last_probable_loss: Option<String>,
+}
+
+fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
+    let cfg = &app.config.schedule;
+    let strategy = w.strategy.unwrap_or(cfg.strategy);
+    let fresh = crate::schedule::Learned::default();
+    let learned = s.map_or(&fresh, |s| &s.learned);
+    let mut why = crate::schedule::explain(cfg, strategy, learned);
+    if why.strategy == crate::config::Strategy::Periodic
+        && learned.in_force == Some(crate::config::Strategy::Adaptive)
+    {
+        // `plan` had the history but could not fit a curve to it (degenerate data).
+        why = crate::schedule::InForce {
+            strategy: crate::config::Strategy::Adaptive,
+            reason: "adaptive: the daily model could not be fitted to the history yet".into(),
+        };
+    }
+    ScheduleJson {
+        strategy: strategy.as_str(),
+        in_force: why.strategy.as_str(),
+        reason: why.reason,
+        history_days: (learned.history.days() * 10.0).round() / 10.0,
+        effective_links: learned.page.effective_links(),
+        probable_losses: learned.page.probable_losses,
+        last_probable_loss: learned.page.last_probable_loss.map(rfc3339),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -117,6 +163,7 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         item_count: s.map_or(0, |s| s.item_count),
         link_count: s.map_or(0, |s| s.link_count),
         checks: s.map_or(0, |s| s.checks),
+        schedule: schedule_json(app, w, s),
     }
 }
 
@@ -130,7 +177,17 @@ async fn create(
     b: Result<Json<CreateBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let b = body(b)?;
+    let strategy = match b.strategy.as_deref() {
+        None => None,
+        Some(name) => Some(crate::config::Strategy::parse(name).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "strategy `{name}` is not one of {}",
+                crate::config::Strategy::NAMES
+            ))
+        })?),
+    };
     let req = NewWatch {
+        strategy,
         url: b.url,
         depth: b.depth,
         title: b.title,

@@ -75,6 +75,10 @@ pub struct WatchState {
     /// beyond it.
     #[serde(default)]
     pub nofollow: bool,
+    /// Daily history, effective link count, probable losses and the strategy in force
+    /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
+    #[serde(default)]
+    pub learned: crate::schedule::Learned,
 }
 
 impl WatchState {
@@ -98,6 +102,7 @@ impl WatchState {
             link_count: 0,
             last_duration_ms: 0,
             nofollow: false,
+            learned: crate::schedule::Learned::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ fn watch(url: &str) -> Watch {
         select: None,
         keywords: Vec::new(),
         created: 100,
+        strategy: None,
     }
 }
 

@@ -1,0 +1,222 @@
+//! What scheduling needs to know about a page's links: its effective link count v
+//! (seed 002, definition 2) and whether a check probably lost items.
+//!
+//! **v.** The paper: fetch the page at t1 and t2 far enough apart that every item link
+//! was replaced; the links of t2 not on the page at t1 are its effective links, the rest
+//! (menus, footers) are noise. Here t1 is a reference snapshot (the first successful
+//! check, kept as a sorted set of 16-bit URL hashes: two bytes per link) and v is the
+//! largest number of links seen at once that are not in it. Until the page has turned
+//! over once, that undercounts v, which errs on the side of checking more often.
+//!
+//! **Probable loss.** A list page holds its newest K items; if more than K arrive between
+//! two checks, some scroll off unseen. A check can tell only that the whole previous list
+//! is gone: none of the previous check's item links (those not in the reference, or, while
+//! there are none, any link at all) is still on the page.
+
+use serde::{Deserialize, Serialize};
+
+/// A link's key: a 64-bit FNV-1a hash of its URL.
+pub fn link_key(url: &str) -> u64 {
+    url.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn short(key: u64) -> u16 {
+    (key ^ (key >> 16) ^ (key >> 32) ^ (key >> 48)) as u16
+}
+
+/// The scheduling facts of one successful check that changed the link array.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageFacts {
+    /// Links on the new page that are not in the reference snapshot.
+    pub effective: u32,
+    /// The whole previous list scrolled off: items were probably lost.
+    pub probable_loss: bool,
+    /// The new page shares no link at all with the previous one.
+    shares_nothing: bool,
+    /// The new page's short keys, sorted and deduplicated (a new reference when needed).
+    keys: Vec<u16>,
+}
+
+/// Per-watch page statistics, in the store.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageStats {
+    /// The reference snapshot: sorted short keys of the page's links.
+    #[serde(default, with = "keys")]
+    pub reference: Vec<u16>,
+    /// Largest count of links not in the reference seen at once: the estimate of v.
+    #[serde(default)]
+    pub effective: u32,
+    /// Checks that found the whole previous list gone.
+    #[serde(default)]
+    pub probable_losses: u64,
+    #[serde(default)]
+    pub last_probable_loss: Option<i64>,
+}
+
+fn sorted_keys(keys: impl Iterator<Item = u64>) -> Vec<u16> {
+    let mut v: Vec<u16> = keys.map(short).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+impl PageStats {
+    /// The facts of a check whose old link array had keys `old` and whose new one has
+    /// `new`, with `new_links` new items found. Pure: [`apply`](Self::apply) stores them.
+    pub fn measure(
+        &self,
+        old: impl Iterator<Item = u64>,
+        new: impl Iterator<Item = u64>,
+        new_links: usize,
+    ) -> PageFacts {
+        let old = sorted_keys(old);
+        let keys = sorted_keys(new);
+        let in_ref = |k: &u16| self.reference.binary_search(k).is_ok();
+        let in_new = |k: &u16| keys.binary_search(k).is_ok();
+        let effective = keys.iter().filter(|k| !in_ref(k)).count() as u32;
+        let old_items: Vec<u16> = old.iter().copied().filter(|k| !in_ref(k)).collect();
+        let shares_nothing = !old.is_empty() && !old.iter().any(in_new);
+        let probable_loss = new_links > 0
+            && if old_items.is_empty() {
+                shares_nothing
+            } else {
+                !old_items.iter().any(in_new)
+            };
+        PageFacts {
+            effective,
+            probable_loss,
+            shares_nothing,
+            keys,
+        }
+    }
+
+    /// Stores a check's facts. The first check's links become the reference; a page
+    /// that shares no link at all with its previous version (a redesign) starts a new one.
+    pub fn apply(&mut self, facts: PageFacts, now: i64) {
+        if facts.probable_loss {
+            self.probable_losses += 1;
+            self.last_probable_loss = Some(now);
+        }
+        if self.reference.is_empty() || facts.shares_nothing {
+            self.reference = facts.keys;
+            return;
+        }
+        self.effective = self.effective.max(facts.effective);
+    }
+
+    /// v, once any link beyond the reference has been seen.
+    pub fn effective_links(&self) -> Option<u32> {
+        (self.effective > 0).then_some(self.effective)
+    }
+}
+
+/// Short keys as base64 of little-endian u16.
+mod keys {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    #[allow(clippy::ptr_arg, reason = "serde's `with` passes &Vec")]
+    pub fn serialize<S: Serializer>(v: &Vec<u16>, s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = v.iter().flat_map(|k| k.to_le_bytes()).collect();
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u16>, D::Error> {
+        let s = String::deserialize(d)?;
+        let bytes = STANDARD.decode(s.as_bytes()).map_err(D::Error::custom)?;
+        if bytes.len() % 2 != 0 {
+            return Err(D::Error::custom("key array length is odd"));
+        }
+        let mut v: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(r: std::ops::Range<u64>) -> impl Iterator<Item = u64> {
+        r.map(|i| link_key(&format!("https://forum.example/t/{i}")))
+    }
+
+    fn nav() -> impl Iterator<Item = u64> {
+        (0..10).map(|i| link_key(&format!("https://forum.example/nav/{i}")))
+    }
+
+    #[test]
+    fn effective_count_grows_to_the_list_length() {
+        // 10 menu links and a list of the newest 30 threads.
+        let mut p = PageStats::default();
+        let f = p.measure(std::iter::empty(), nav().chain(keys(0..30)), 0);
+        p.apply(f, 0);
+        assert_eq!(p.effective_links(), None, "one snapshot tells nothing");
+        // 12 new threads: 12 links beyond the reference.
+        let f = p.measure(nav().chain(keys(0..30)), nav().chain(keys(12..42)), 12);
+        assert_eq!(f.effective, 12);
+        assert!(!f.probable_loss);
+        p.apply(f, 1);
+        // After a full turnover, v is the list length and the menu is noise.
+        let f = p.measure(nav().chain(keys(12..42)), nav().chain(keys(40..70)), 28);
+        assert_eq!(f.effective, 30);
+        assert!(!f.probable_loss, "threads 40 and 41 are still there");
+        p.apply(f, 2);
+        assert_eq!(p.effective_links(), Some(30));
+        // v never shrinks on a quiet check.
+        let f = p.measure(nav().chain(keys(40..70)), nav().chain(keys(41..71)), 1);
+        p.apply(f, 3);
+        assert_eq!(p.effective_links(), Some(30));
+        assert_eq!(p.probable_losses, 0);
+    }
+
+    #[test]
+    fn whole_list_gone_is_a_probable_loss_despite_the_menu() {
+        let mut p = PageStats::default();
+        p.apply(
+            p.measure(std::iter::empty(), nav().chain(keys(0..30)), 0),
+            0,
+        );
+        p.apply(
+            p.measure(nav().chain(keys(0..30)), nav().chain(keys(5..35)), 5),
+            10,
+        );
+        // 40 new threads on a page holding 30: threads 30..34 (the old items) are gone.
+        let f = p.measure(nav().chain(keys(5..35)), nav().chain(keys(45..75)), 30);
+        assert!(f.probable_loss);
+        p.apply(f, 20);
+        assert_eq!(p.probable_losses, 1);
+        assert_eq!(p.last_probable_loss, Some(20));
+    }
+
+    #[test]
+    fn without_item_history_only_a_page_sharing_nothing_is_a_loss() {
+        let p = PageStats::default();
+        let f = p.measure(keys(0..30), keys(30..60), 30);
+        assert!(f.probable_loss);
+        let f = p.measure(keys(0..30), keys(29..59), 29);
+        assert!(!f.probable_loss);
+        // No new items: not a loss whatever the page did.
+        let f = p.measure(keys(0..30), keys(30..60), 0);
+        assert!(!f.probable_loss);
+    }
+
+    #[test]
+    fn serde_round_trip_is_compact() {
+        let mut p = PageStats::default();
+        p.apply(p.measure(std::iter::empty(), keys(0..100), 0), 0);
+        let json = serde_json::to_string(&p).expect("serializes");
+        assert!(json.len() < 400, "{} bytes: {json}", json.len());
+        let back: PageStats = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, p);
+        let old: PageStats = serde_json::from_str("{}").expect("defaults");
+        assert_eq!(old, PageStats::default());
+    }
+}
