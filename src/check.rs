@@ -49,6 +49,8 @@ pub struct Changed {
     pub seen_urls: Vec<String>,
     /// The first successful check: it sets the baseline and emits nothing.
     pub baseline: bool,
+    /// The page's robots meta tag says `nofollow` (or `none`).
+    pub nofollow: bool,
     /// What scheduling learns from the change: effective links, probable loss.
     pub facts: schedule::page::PageFacts,
 }
@@ -173,6 +175,7 @@ pub fn analyse(
         new_items,
         seen_urls,
         baseline,
+        nofollow: page.nofollow,
         facts,
     })))
 }
@@ -247,6 +250,7 @@ pub fn settle(
                         st.page_title = c.title;
                     }
                     st.link_count = c.links.len() as u64;
+                    st.nofollow = c.nofollow;
                     report.changed = true;
                     report.baseline = c.baseline;
                     let updated = !c.new_items.is_empty();
@@ -309,6 +313,7 @@ pub async fn run(
         etag: prev.etag.clone(),
         last_modified: prev.last_modified.clone(),
     };
+    let mut retry_after = None;
     let result = match fetcher.get(&url, &validators).await {
         Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
             raw_fingerprint: None,
@@ -323,10 +328,54 @@ pub async fn run(
             };
             analyse(store, watch, &prev, &input, now)?.map_err(|m| (m, "page"))
         }
-        Err(e) => Err((e.to_string(), e.kind())),
+        Err(e) if e.is_deferral() => return defer(store, watch, &prev, &e, now, dry_run),
+        Err(e) => {
+            retry_after = e.retry_after();
+            Err((e.to_string(), e.kind()))
+        }
     };
     let ms = started.elapsed().as_millis() as u64;
-    apply(store, sched, watch, &prev, result, now, ms, dry_run)
+    let (mut state, record, mut report) = settle(sched, watch, &prev, result, now, ms);
+    // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
+    // check comes no sooner, whatever the schedule says.
+    if let Some(wait) = retry_after {
+        state.next_check = state.next_check.max(now + secs(wait));
+        report.next_check = state.next_check;
+    }
+    if !dry_run {
+        store.commit_check(&watch.id, &prev, &state, &record)?;
+    }
+    Ok(report)
+}
+
+/// Whole seconds of `d`, at least 1.
+fn secs(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 4).max(1)
+}
+
+/// A check the fetcher did not even try (its host is busy or asked for a pause): not a
+/// failure of the watch, so its status, error count and schedule state stay as they are;
+/// only the next check moves to when the host should have time.
+fn defer(
+    store: &Store,
+    watch: &Watch,
+    prev: &WatchState,
+    e: &crate::fetch::FetchError,
+    now: i64,
+    dry_run: bool,
+) -> Result<CheckReport, StoreError> {
+    let wait = e.retry_after().map_or(1, secs);
+    let mut state = prev.clone();
+    state.next_check = now + wait;
+    if !dry_run {
+        store.commit_check(&watch.id, prev, &state, &CheckRecord::default())?;
+    }
+    Ok(CheckReport {
+        error: Some(e.to_string()),
+        error_kind: Some(e.kind()),
+        next_check: state.next_check,
+        ..CheckReport::default()
+    })
 }
 
 /// Settles a check's result into the watch's next state and commits it (unless

@@ -15,6 +15,11 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 20;
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 5_000_000;
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
 pub const DEFAULT_PER_HOST_DELAY_MS: u64 = 1000;
+pub const DEFAULT_PER_HOST_CONCURRENCY: usize = 1;
+pub const DEFAULT_CONNECT_TIMEOUT_SECS: u64 = 10;
+pub const DEFAULT_STALL_TIMEOUT_SECS: u64 = 10;
+pub const DEFAULT_RETRIES: u32 = 2;
+pub const DEFAULT_CONTACT: &str = "https://github.com/sitefeed/sitefeed";
 pub const DEFAULT_GLOBAL_CONCURRENCY: usize = 32;
 pub const DEFAULT_MAX_ITEMS: usize = 100;
 pub const DEFAULT_CACHE_BYTES: u64 = 16 * 1024 * 1024;
@@ -72,7 +77,12 @@ pub struct RawStorage {
 #[serde(deny_unknown_fields)]
 pub struct RawFetch {
     pub user_agent: Option<String>,
+    pub contact: Option<String>,
     pub timeout_secs: Option<u64>,
+    pub connect_timeout_secs: Option<u64>,
+    pub stall_timeout_secs: Option<u64>,
+    pub retries: Option<u32>,
+    pub per_host_concurrency: Option<usize>,
     pub max_body_bytes: Option<u64>,
     pub max_redirects: Option<usize>,
     pub per_host_delay_ms: Option<u64>,
@@ -159,11 +169,23 @@ pub struct StorageConfig {
 
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
+    /// Sent with every request; names a contact (`fetch.contact`) unless the user set
+    /// `fetch.user_agent` whole.
     pub user_agent: String,
+    /// Total time for one request, body included.
     pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// A body that delivers less than 1 KiB in this long is cut off (slow drip).
+    pub stall_timeout: Duration,
+    /// Extra attempts after a timeout, a stall or a 5xx.
+    pub retries: u32,
     pub max_body_bytes: u64,
     pub max_redirects: usize,
+    /// Minimum time between the end of one request to a host and the start of the next.
     pub per_host_delay: Duration,
+    /// Requests in flight at once to one host.
+    pub per_host_concurrency: usize,
+    /// Requests in flight at once, over all hosts.
     pub global_concurrency: usize,
     pub respect_robots: bool,
     pub allow_private_addresses: bool,
@@ -351,13 +373,42 @@ impl RawConfig {
             f.global_concurrency.map(|v| v as u64),
             DEFAULT_GLOBAL_CONCURRENCY as u64,
         )? as usize;
+        let connect_timeout_secs = positive(
+            "fetch.connect_timeout_secs",
+            f.connect_timeout_secs,
+            DEFAULT_CONNECT_TIMEOUT_SECS.min(timeout_secs),
+        )?;
+        let stall_timeout_secs = positive(
+            "fetch.stall_timeout_secs",
+            f.stall_timeout_secs,
+            DEFAULT_STALL_TIMEOUT_SECS.min(timeout_secs),
+        )?;
+        let per_host_concurrency = positive(
+            "fetch.per_host_concurrency",
+            f.per_host_concurrency.map(|v| v as u64),
+            DEFAULT_PER_HOST_CONCURRENCY as u64,
+        )? as usize;
+        let retries = f.retries.unwrap_or(DEFAULT_RETRIES);
+        if retries > 10 {
+            return Err(bad("fetch.retries", format!("{retries} is more than 10")));
+        }
+        let one_line = |s: &str| !s.trim().is_empty() && !s.contains(['\r', '\n']);
+        let contact = f.contact.unwrap_or_else(|| DEFAULT_CONTACT.to_owned());
+        if !one_line(&contact) || contact.contains(['(', ')']) {
+            return Err(bad(
+                "fetch.contact",
+                "must be one non-empty line (a URL or an e-mail address) without parentheses"
+                    .into(),
+            ));
+        }
         let user_agent = f.user_agent.unwrap_or_else(|| {
             format!(
-                "sitefeed/{} (+https://github.com/sitefeed/sitefeed)",
-                env!("CARGO_PKG_VERSION")
+                "sitefeed/{} (+{})",
+                env!("CARGO_PKG_VERSION"),
+                contact.trim()
             )
         });
-        if user_agent.trim().is_empty() || user_agent.contains(['\r', '\n']) {
+        if !one_line(&user_agent) {
             return Err(bad("fetch.user_agent", "must be one non-empty line".into()));
         }
 
@@ -453,11 +504,15 @@ impl RawConfig {
             fetch: FetchConfig {
                 user_agent,
                 timeout: Duration::from_secs(timeout_secs),
+                connect_timeout: Duration::from_secs(connect_timeout_secs),
+                stall_timeout: Duration::from_secs(stall_timeout_secs),
+                retries,
                 max_body_bytes,
                 max_redirects: f.max_redirects.unwrap_or(DEFAULT_MAX_REDIRECTS),
                 per_host_delay: Duration::from_millis(
                     f.per_host_delay_ms.unwrap_or(DEFAULT_PER_HOST_DELAY_MS),
                 ),
+                per_host_concurrency,
                 global_concurrency,
                 respect_robots: f.respect_robots.unwrap_or(true),
                 allow_private_addresses: f.allow_private_addresses.unwrap_or(false),
@@ -535,6 +590,25 @@ mod tests {
         assert!((c.schedule.change_ratio - d.schedule.change_ratio).abs() < 1e-12);
         assert!((c.schedule.periodic_min_days - d.schedule.periodic_min_days).abs() < 1e-12);
         assert_eq!(c.schedule.periodic_degree, d.schedule.periodic_degree);
+        assert_eq!(c.fetch.user_agent, d.fetch.user_agent);
+        assert_eq!(c.fetch.stall_timeout, d.fetch.stall_timeout);
+        assert_eq!(c.fetch.retries, d.fetch.retries);
+    }
+
+    #[test]
+    fn user_agent_names_the_contact() {
+        let c = Config::from_toml(
+            "[fetch]\ncontact = \"mailto:ops@example.org\"\n",
+            Path::new("c.toml"),
+            &no_env,
+        )
+        .expect("valid");
+        assert!(
+            c.fetch.user_agent.starts_with("sitefeed/")
+                && c.fetch.user_agent.ends_with("(+mailto:ops@example.org)"),
+            "{}",
+            c.fetch.user_agent
+        );
     }
 
     #[test]
@@ -599,6 +673,16 @@ mod tests {
             ),
             ("[server]\nlisten = \"localhost\"\n", "server.listen"),
             ("[fetch]\ntimeout_secs = 0\n", "fetch.timeout_secs"),
+            (
+                "[fetch]\nstall_timeout_secs = 0\n",
+                "fetch.stall_timeout_secs",
+            ),
+            ("[fetch]\nretries = 99\n", "fetch.retries"),
+            ("[fetch]\ncontact = \"a\\nb\"\n", "fetch.contact"),
+            (
+                "[fetch]\nper_host_concurrency = 0\n",
+                "fetch.per_host_concurrency",
+            ),
             (
                 "[[watch]]\nurl = \"http://a/\"\ndepth = 7\n",
                 "watch[0].depth",

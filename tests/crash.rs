@@ -108,6 +108,15 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
         .expect("json");
     let id = w["id"].as_str().expect("id").to_owned();
     check(&client, &server.base, &id).await; // baseline (or already done by the scheduler)
+                                             // The scheduler checks the new watch too, one host turn (fetch.per_host_delay) apart
+                                             // from ours: let both fetch the old page, or the scheduler may be the one that sees
+                                             // the change below and leave our check nothing new.
+    for _ in 0..100 {
+        if site.requests() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
     let r = check(&client, &server.base, &id).await;
     assert_eq!(r["new_items"], 1, "{r}");

@@ -99,7 +99,13 @@ async fn checks_never_exceed_the_global_concurrency_cap() {
     let site = Site::start(&[("A", "/a")]).await;
     site.state.lock().expect("site lock").delay = std::time::Duration::from_millis(100);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app_with(dir.path(), |c| c.fetch.global_concurrency = 2);
+    // One site is one host, whose gate allows one request at a time by default: let
+    // this host take them all, so that only the global cap limits.
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        c.fetch.global_concurrency = 2;
+        c.fetch.per_host_concurrency = 6;
+        c.fetch.per_host_delay = std::time::Duration::ZERO;
+    });
     for n in 0..6 {
         app.add_watch(&NewWatch {
             url: format!("{}?n={n}", site.url()),

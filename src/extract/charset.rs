@@ -118,6 +118,12 @@ pub fn decode_with_hint(body: &[u8], content_type: Option<&str>, tld: Option<&st
             if let Some(s) = utf8 {
                 return done(s.to_owned(), UTF_8, source);
             }
+            // UTF-8 with a few damaged bytes (a truncated upload, one pasted Latin-1
+            // string) is still UTF-8: replace the damage rather than sniff a single-byte
+            // encoding that would turn every other non-ASCII character into mojibake.
+            if mostly_utf8(body) {
+                return done(decode_lossy(body, UTF_8), UTF_8, source);
+            }
         } else if let Some(text) = enc.decode_without_bom_handling_and_without_replacement(body) {
             return done(text.into_owned(), enc, source);
         }
@@ -133,6 +139,29 @@ pub fn decode_with_hint(body: &[u8], content_type: Option<&str>, tld: Option<&st
     }
     let (enc, source) = declared[0];
     done(decode_lossy(body, enc), enc, source)
+}
+
+/// Whether `body` has at least twice as many well-formed multi-byte UTF-8 sequences as
+/// malformed ones. Text in a legacy CJK encoding read as UTF-8 is mostly malformed
+/// (about one pair in ten happens to be well-formed), so it fails this test.
+fn mostly_utf8(body: &[u8]) -> bool {
+    let (mut good, mut bad) = (0usize, 0usize);
+    let mut rest = body;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                good += s.bytes().filter(|&b| b >= 0xc0).count();
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                good += valid.iter().filter(|&&b| b >= 0xc0).count();
+                bad += 1;
+                rest = &after[e.error_len().unwrap_or(after.len()).max(1).min(after.len())..];
+            }
+        }
+    }
+    bad > 0 && good >= 2 * bad
 }
 
 fn done(text: String, encoding: &'static Encoding, source: CharsetSource) -> Decoded {
@@ -547,6 +576,21 @@ mod tests {
         let d = decode(&body, Some("text/html; charset=utf-8"));
         assert_eq!((d.encoding, d.source), (GBK, CharsetSource::Sniffed));
         assert_eq!(link_text_of(&d), text);
+    }
+
+    #[test]
+    fn utf8_with_a_damaged_byte_stays_utf8() {
+        let body = "<a href=/1>Café</a><a href=/2>新闻</a>".replace("新", "新\u{1}");
+        let mut body = body.into_bytes();
+        let at = body.iter().position(|&b| b == 1).expect("marker");
+        body[at] = 0xff;
+        let d = decode(&body, Some("text/html; charset=utf-8"));
+        assert_eq!(d.encoding, UTF_8);
+        assert!(
+            d.text.contains("Café") && d.text.contains("新\u{fffd}闻"),
+            "{}",
+            d.text
+        );
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! unique-local, CGNAT, multicast, unspecified, documentation and broadcast ranges, and
 //! the IPv4-mapped/compatible IPv6 forms of those.
 //!
-//! The check runs on the addresses actually connected to: [`GuardedResolver`] drops
-//! refused addresses from every DNS answer (so DNS rebinding cannot slip one in, and
-//! every redirect hop is resolved through it), and [`check_host`] covers hosts written as
-//! IP literals, which reqwest connects to without asking the resolver.
+//! The check runs on the addresses actually connected to: the fetcher's resolver
+//! ([`super::dns::CachingResolver`]) drops refused addresses from every DNS answer (so
+//! DNS rebinding cannot slip one in), and [`check_host`] covers hosts written as IP
+//! literals, which reqwest connects to without asking the resolver. The fetcher follows
+//! redirects itself and runs both on every hop; it also ignores proxy settings, since a
+//! proxy would connect on our behalf to addresses we never see.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 
 /// Whether `ip` is a public unicast address that sitefeed may fetch from.
 pub fn is_public(ip: IpAddr) -> bool {
@@ -68,36 +70,12 @@ pub fn check_host(url: &url::Url) -> Result<(), IpAddr> {
     }
 }
 
-/// A DNS resolver that answers only public addresses.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GuardedResolver;
-
 /// The error a resolver gives when every address of a host is refused.
 #[derive(Debug, thiserror::Error)]
 #[error("{host} resolves only to non-public addresses ({addrs}); set fetch.allow_private_addresses = true to allow them")]
 pub struct RefusedAddresses {
     pub host: String,
     pub addrs: String,
-}
-
-impl reqwest::dns::Resolve for GuardedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let public: Vec<SocketAddr> =
-                all.iter().copied().filter(|a| is_public(a.ip())).collect();
-            if public.is_empty() {
-                let addrs = all
-                    .iter()
-                    .map(|a| a.ip().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(Box::new(RefusedAddresses { host, addrs }) as _);
-            }
-            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
 }
 
 #[cfg(test)]

@@ -70,6 +70,11 @@ pub struct WatchState {
     pub link_count: u64,
     /// Milliseconds the last check took.
     pub last_duration_ms: u64,
+    /// The page asked robots not to follow its links (`<meta name=robots
+    /// content=nofollow>`) at the last successful check: a deep watch must not crawl
+    /// beyond it.
+    #[serde(default)]
+    pub nofollow: bool,
     /// Daily history, effective link count, probable losses and the strategy in force
     /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
     #[serde(default)]
@@ -96,6 +101,7 @@ impl WatchState {
             item_count: 0,
             link_count: 0,
             last_duration_ms: 0,
+            nofollow: false,
             learned: crate::schedule::Learned::default(),
         }
     }
