@@ -131,6 +131,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                             .collect()
                     })
                     .unwrap_or_default(),
+                backfill: None,
             };
             let (w, added) = app.add_watch(&req)?;
             writeln!(

@@ -32,6 +32,7 @@ struct CreateBody {
     title: Option<String>,
     select: Option<String>,
     keywords: Option<Vec<String>>,
+    backfill: Option<u32>,
 }
 
 /// A watch as the API shows it.
@@ -136,6 +137,7 @@ async fn create(
         title: b.title,
         select: b.select,
         keywords: b.keywords.unwrap_or_default(),
+        backfill: b.backfill,
     };
     let (w, added) = app.add_watch(&req)?;
     let s = app.store.state(&w.id)?;
@@ -230,7 +232,11 @@ pub struct Rejected {
     pub error: String,
 }
 
-/// Imports OPML: validates every outline first, so a malformed document adds nothing.
+/// Imports OPML in two passes, so nothing is added half-way: the document is parsed
+/// whole (a malformed one is an error and adds nothing), then every outline is validated
+/// (an invalid one is reported in `rejected`, the others are added), and only then are the
+/// valid ones added. Only a store failure can stop the second pass, and what it added
+/// before is then kept: each watch is added atomically and a retry adds the rest.
 pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
     let entries = crate::render::opml_parse(text)
         .map_err(|e| AppError::BadInput(format!("invalid OPML: {e}")))?;
@@ -239,20 +245,26 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         existing: 0,
         rejected: Vec::new(),
     };
+    let mut valid = Vec::new();
     for e in entries {
         let req = NewWatch {
             url: e.url.clone(),
             title: e.title,
             ..NewWatch::default()
         };
-        match app.add_watch(&req) {
-            Ok((_, true)) => report.added += 1,
-            Ok((_, false)) => report.existing += 1,
+        match app.validate(&req) {
+            Ok(_) => valid.push(req),
             Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
                 url: e.url,
                 error: m,
             }),
             Err(other) => return Err(other),
+        }
+    }
+    for req in valid {
+        match app.add_watch(&req)? {
+            (_, true) => report.added += 1,
+            (_, false) => report.existing += 1,
         }
     }
     Ok(report)
