@@ -98,16 +98,18 @@ pub fn etag(bytes: &[u8]) -> String {
 }
 
 /// Removes the characters XML 1.0 does not allow: C0 controls other than tab, line feed
-/// and carriage return, and the non-characters U+FFFE and U+FFFF. (Lone surrogates cannot
-/// occur in a Rust string.) Everything else, including emoji and right-to-left text, is
-/// kept as is. Used on every text that goes into a feed.
+/// and carriage return, and the non-characters U+FFFE and U+FFFF (lone surrogates cannot
+/// occur in a Rust string); and also DEL and the C1 controls (U+007F–U+009F), which XML
+/// 1.0 discourages and readers drop or show as boxes (sfeed strips them). Everything
+/// else, including emoji and right-to-left text, is kept as is. Used on every text that
+/// goes into a feed.
 pub fn sanitize(s: &str) -> String {
     s.chars().filter(|&c| is_xml_char(c)).collect()
 }
 
-/// Whether `c` matches the `Char` production of XML 1.0.
+/// Whether `c` matches the `Char` production of XML 1.0 and is not a DEL or C1 control.
 fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 /// `s` sanitized, or `fallback` sanitized when `s` has nothing visible left.
