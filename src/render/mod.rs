@@ -23,7 +23,7 @@
 //! page (`watch.url`) → RSS `<link>`, Atom `rel="alternate"`, JSON `home_page_url`; the
 //! feed's own URL (`base_url` + [`feed_path`] + `key_query`) → RSS `<atom:link rel="self">`,
 //! Atom `rel="self"`, JSON `feed_url`; `updated` → RSS `<lastBuildDate>`, Atom `<updated>`;
-//! `ttl_minutes` → RSS `<ttl>`.
+//! `ttl_minutes` → RSS `<ttl>`; `icon` → RSS `<image>`, Atom `<icon>`, JSON `favicon`.
 
 mod atom;
 mod json_feed;
@@ -62,6 +62,9 @@ pub struct FeedView<'a> {
     pub updated: i64,
     /// Minutes for RSS `<ttl>`, from the watch's check interval.
     pub ttl_minutes: Option<u32>,
+    /// Absolute URL of the site's icon, when known: RSS `<image>`, Atom `<icon>`, JSON
+    /// Feed `favicon`.
+    pub icon: Option<&'a str>,
 }
 
 impl FeedView<'_> {

@@ -41,6 +41,7 @@ fn view<'a>(
         key_query,
         updated: items.first().map_or(watch.created, |i| i.first_seen),
         ttl_minutes: Some(60),
+        icon: None,
     }
 }
 
@@ -407,6 +408,7 @@ fn rss_snapshot() {
         key_query: "?key=abc",
         updated: 1_700_000_060,
         ttl_minutes: Some(30),
+        icon: None,
     };
     let expected = r#"<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
@@ -602,4 +604,33 @@ fn opml_errors_say_what_is_wrong() {
         .expect_err("truncated")
         .to_string();
     assert!(msg.contains("truncated"), "{msg}");
+}
+
+#[test]
+fn site_icon_becomes_rss_image_atom_icon_and_json_favicon() {
+    let w = watch("https://example.org/news/");
+    let items = [item("One", "https://example.org/1", 1_700_000_000)];
+    let mut v = view(&w, "News & more", &items, "");
+    assert!(!rss(&v).contains("<image>"));
+    assert!(!atom(&v).contains("<icon>"));
+    assert!(!json_feed(&v).contains("favicon"));
+    v.icon = Some("https://example.org/favicon.ico?a=1&b=2");
+    let out = rss(&v);
+    assert!(
+        out.contains("<url>https://example.org/favicon.ico?a=1&amp;b=2</url>"),
+        "{out}"
+    );
+    assert!(out.contains("<title>News &amp; more</title>"));
+    let feed = parse_feed(&out);
+    assert_eq!(
+        feed.logo.map(|l| l.uri).as_deref(),
+        Some("https://example.org/favicon.ico?a=1&b=2")
+    );
+    let out = atom(&v);
+    assert!(
+        out.contains("<icon>https://example.org/favicon.ico?a=1&amp;b=2</icon>"),
+        "{out}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&json_feed(&v)).expect("json");
+    assert_eq!(json["favicon"], "https://example.org/favicon.ico?a=1&b=2");
 }

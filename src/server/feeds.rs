@@ -49,6 +49,7 @@ async fn feed(
         ttl_minutes: state
             .as_ref()
             .map(|s| (s.sched.b / 60.0).ceil().max(1.0) as u32),
+        icon: state.as_ref().and_then(|s| s.icon.as_deref()),
     };
     let (body, content_type) = match ext {
         "xml" | "rss" => (render::rss(&view), "application/rss+xml; charset=utf-8"),

@@ -74,6 +74,10 @@ pub struct WatchState {
     /// for when the watch was added; 0: one "now watched" item instead).
     #[serde(default)]
     pub backfill: u32,
+    /// Absolute URL of the site's icon, when known (for the feeds' `<image>`/`<icon>`).
+    /// Nothing sets it yet: extraction does not report `<link rel="icon">` so far.
+    #[serde(default)]
+    pub icon: Option<String>,
     /// When the first successful check set the baseline.
     #[serde(default)]
     pub baseline_at: Option<i64>,
@@ -118,6 +122,7 @@ impl WatchState {
             link_count: 0,
             last_duration_ms: 0,
             backfill: 0,
+            icon: None,
             baseline_at: None,
             recent_checks: std::collections::VecDeque::new(),
         }
