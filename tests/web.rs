@@ -443,6 +443,16 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
         }
     };
     let plain = add(serde_json::json!({"url": site.url()})).await;
+    let shown: serde_json::Value = c
+        .get(format!("{base}/api/watches/{plain}"))
+        .send()
+        .await
+        .expect("show")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(shown["backfill"], 0);
+    assert_eq!(shown["recent_checks"], serde_json::json!([]));
     let back = add(serde_json::json!({"url": format!("{}?v=2", site.url()), "backfill": 3})).await;
     let r = c
         .post(format!("{base}/api/watches"))
@@ -473,6 +483,17 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
         let t = rss_titles(&c, &format!("{base}/feed/{back}.{ext}")).await;
         assert_eq!(t, vec!["Home", "About", "Notice 10"], "{ext}");
     }
+    let shown: serde_json::Value = c
+        .get(format!("{base}/api/watches/{back}"))
+        .send()
+        .await
+        .expect("show")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(shown["backfill"], 3);
+    assert_eq!(shown["recent_checks"][0]["changed"], true, "{shown}");
+    assert_eq!(shown["recent_checks"][0]["new_items"], 0);
     // The first new entry replaces them; a backfilled entry is never repeated.
     let mut v2 = v1.clone();
     v2.insert(0, ("Notice 11".into(), "/n/11".into()));

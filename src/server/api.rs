@@ -56,6 +56,20 @@ pub struct WatchJson {
     pub item_count: u64,
     pub link_count: u64,
     pub checks: u64,
+    /// Entries shown as items until the first new one (0: a "now watched" item).
+    pub backfill: u32,
+    /// The last checks, newest first.
+    pub recent_checks: Vec<CheckLogJson>,
+}
+
+/// One entry of `recent_checks`.
+#[derive(Debug, Serialize)]
+pub struct CheckLogJson {
+    pub at: String,
+    pub duration_ms: u64,
+    pub new_items: u32,
+    pub changed: bool,
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -118,6 +132,21 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         item_count: s.map_or(0, |s| s.item_count),
         link_count: s.map_or(0, |s| s.link_count),
         checks: s.map_or(0, |s| s.checks),
+        backfill: s.map_or(0, |s| s.backfill),
+        recent_checks: s
+            .map(|s| {
+                s.recent_checks
+                    .iter()
+                    .map(|c| CheckLogJson {
+                        at: rfc3339(c.at),
+                        duration_ms: c.duration_ms,
+                        new_items: c.new_items,
+                        changed: c.changed,
+                        error: c.error.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

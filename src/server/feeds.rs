@@ -31,6 +31,9 @@ async fn feed(
     let watch = app.store.watch(&id)?.ok_or_else(not_found)?;
     let state = app.store.state(&id)?;
     let mut items = app.store.items(&id, app.config.feed.max_items)?;
+    // One item per id (= per link), whatever the store holds: a feed never repeats one.
+    let mut once = std::collections::HashSet::new();
+    items.retain(|i| once.insert(i.id.clone()));
     if items.is_empty() {
         if let Some(s) = &state {
             items = first_items(&app, &watch, s)?;
