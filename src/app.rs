@@ -39,7 +39,13 @@ pub struct NewWatch {
     pub keywords: Vec<String>,
     /// Scheduling strategy; `None`: the config's default.
     pub strategy: Option<crate::config::Strategy>,
+    /// Show up to this many of the page's current entries as items after the first check
+    /// (instead of one "now watched" item). At most [`MAX_BACKFILL`].
+    pub backfill: Option<u32>,
 }
+
+/// Largest backfill a user may ask for.
+pub const MAX_BACKFILL: u32 = 100;
 
 impl From<RawWatch> for NewWatch {
     fn from(w: RawWatch) -> Self {
@@ -53,6 +59,7 @@ impl From<RawWatch> for NewWatch {
                 .strategy
                 .as_deref()
                 .and_then(crate::config::Strategy::parse),
+            backfill: None,
         }
     }
 }
@@ -150,11 +157,18 @@ impl App {
     /// Adds a watch; the same URL again returns the existing watch and `false`.
     pub fn add_watch(&self, req: &NewWatch) -> Result<(Watch, bool), AppError> {
         let watch = self.validate(req)?;
+        let backfill = req.backfill.unwrap_or(0);
+        if backfill > MAX_BACKFILL {
+            return Err(AppError::BadInput(format!(
+                "backfill {backfill} is more than {MAX_BACKFILL}; ask for fewer entries"
+            )));
+        }
         if let Some(existing) = self.store.watch(&watch.id)? {
             return Ok((existing, false));
         }
         let now = self.clock.now();
-        let state = WatchState::new(now, Adaptive::initial(&self.config.schedule));
+        let mut state = WatchState::new(now, Adaptive::initial(&self.config.schedule));
+        state.backfill = backfill;
         let added = self.store.insert_watch(&watch, &state)?;
         if !added {
             let existing = self
@@ -244,9 +258,23 @@ impl App {
             .unwrap_or_else(|| watch.url.clone())
     }
 
-    /// URL of a watch's feed in `ext` format.
+    /// URL of a watch's feed in `ext` format, with `?key=` when feeds need a token.
     pub fn feed_url(&self, id: &WatchId, ext: &str) -> String {
-        format!("{}/feed/{id}.{ext}", self.config.server.base_url)
+        format!(
+            "{}/feed/{id}.{ext}{}",
+            self.config.server.base_url,
+            self.key_query()
+        )
+    }
+
+    /// `"?key=<feed_token>"`, or `""` when feeds are public.
+    pub fn key_query(&self) -> String {
+        let t = &self.config.server.feed_token;
+        if t.is_empty() {
+            String::new()
+        } else {
+            format!("?key={t}")
+        }
     }
 
     fn lock_for(&self, id: &WatchId) -> Arc<tokio::sync::Mutex<()>> {

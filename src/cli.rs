@@ -136,6 +136,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                             .collect()
                     })
                     .unwrap_or_default(),
+                backfill: None,
             };
             let (w, added) = app.add_watch(&req)?;
             writeln!(
@@ -216,7 +217,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 entries.push((w, t));
             }
             out.write_all(
-                crate::render::opml_export(&entries, &app.config.server.base_url, "").as_bytes(),
+                crate::render::opml_export(&entries, &app.config.server.base_url, &app.key_query())
+                    .as_bytes(),
             )?;
         }
         Command::Serve | Command::Diff { .. } | Command::Replay { .. } => {}

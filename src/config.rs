@@ -64,6 +64,7 @@ pub struct RawServer {
     pub listen: Option<String>,
     pub base_url: Option<String>,
     pub admin_token: Option<String>,
+    pub feed_token: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -158,6 +159,9 @@ pub struct ServerConfig {
     pub base_url: String,
     /// Empty: no authentication.
     pub admin_token: String,
+    /// Empty: feeds and OPML are public. Otherwise they need `?key=<feed_token>`, and
+    /// every feed and OPML URL sitefeed writes carries it.
+    pub feed_token: String,
 }
 
 #[derive(Debug, Clone)]
@@ -491,11 +495,23 @@ impl RawConfig {
             }
         }
 
+        let feed_token = self.server.feed_token.unwrap_or_default();
+        if !feed_token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.~".contains(&b))
+        {
+            return Err(bad(
+                "server.feed_token",
+                "use only letters, digits and - _ . ~ (it goes into URLs as ?key=)".into(),
+            ));
+        }
+
         Ok(Config {
             server: ServerConfig {
                 listen,
                 base_url,
                 admin_token: self.server.admin_token.unwrap_or_default(),
+                feed_token,
             },
             storage: StorageConfig {
                 path: data,

@@ -42,6 +42,7 @@ pub fn atom(view: &FeedView) -> String {
             link(page, "alternate", "text/html"),
         ],
         entries: view.items.iter().map(|i| entry(i, &watch_id)).collect(),
+        icon: view.icon.map(sanitize),
         ..Feed::default()
     };
     let config = WriteConfig {

@@ -27,6 +27,8 @@ struct JsonFeed {
     home_page_url: String,
     feed_url: String,
     description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    favicon: Option<String>,
     items: Vec<JsonItem>,
 }
 
@@ -48,6 +50,7 @@ pub fn json_feed(view: &FeedView) -> String {
         description: format!("Links newly added to {page}"),
         home_page_url: page,
         feed_url: view.self_url("json"),
+        favicon: view.icon.map(sanitize),
         items: view.items.iter().map(item).collect(),
     };
     match serde_json::to_string_pretty(&feed) {

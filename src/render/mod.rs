@@ -23,7 +23,7 @@
 //! page (`watch.url`) → RSS `<link>`, Atom `rel="alternate"`, JSON `home_page_url`; the
 //! feed's own URL (`base_url` + [`feed_path`] + `key_query`) → RSS `<atom:link rel="self">`,
 //! Atom `rel="self"`, JSON `feed_url`; `updated` → RSS `<lastBuildDate>`, Atom `<updated>`;
-//! `ttl_minutes` → RSS `<ttl>`.
+//! `ttl_minutes` → RSS `<ttl>`; `icon` → RSS `<image>`, Atom `<icon>`, JSON `favicon`.
 
 mod atom;
 mod json_feed;
@@ -62,6 +62,9 @@ pub struct FeedView<'a> {
     pub updated: i64,
     /// Minutes for RSS `<ttl>`, from the watch's check interval.
     pub ttl_minutes: Option<u32>,
+    /// Absolute URL of the site's icon, when known: RSS `<image>`, Atom `<icon>`, JSON
+    /// Feed `favicon`.
+    pub icon: Option<&'a str>,
 }
 
 impl FeedView<'_> {
@@ -98,16 +101,18 @@ pub fn etag(bytes: &[u8]) -> String {
 }
 
 /// Removes the characters XML 1.0 does not allow: C0 controls other than tab, line feed
-/// and carriage return, and the non-characters U+FFFE and U+FFFF. (Lone surrogates cannot
-/// occur in a Rust string.) Everything else, including emoji and right-to-left text, is
-/// kept as is. Used on every text that goes into a feed.
+/// and carriage return, and the non-characters U+FFFE and U+FFFF (lone surrogates cannot
+/// occur in a Rust string); and also DEL and the C1 controls (U+007F–U+009F), which XML
+/// 1.0 discourages and readers drop or show as boxes (sfeed strips them). Everything
+/// else, including emoji and right-to-left text, is kept as is. Used on every text that
+/// goes into a feed.
 pub fn sanitize(s: &str) -> String {
     s.chars().filter(|&c| is_xml_char(c)).collect()
 }
 
-/// Whether `c` matches the `Char` production of XML 1.0.
+/// Whether `c` matches the `Char` production of XML 1.0 and is not a DEL or C1 control.
 fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 /// `s` sanitized, or `fallback` sanitized when `s` has nothing visible left.

@@ -2,7 +2,8 @@
 //!
 //! Channel: `<title>` = the feed title, `<link>` = the watched page, `<description>` =
 //! "Links newly added to `<page>`", `<lastBuildDate>` = `updated`, `<generator>`, `<docs>`,
-//! `<ttl>` = `ttl_minutes` when known, `<atom:link rel="self" type="application/rss+xml">`
+//! `<ttl>` = `ttl_minutes` when known, `<image>` = `icon` when known (with the feed title
+//! and the page as its title and link), `<atom:link rel="self" type="application/rss+xml">`
 //! = `<base_url>/feed/<id>.xml<key_query>`.
 //!
 //! Each [`Item`](crate::model::Item) becomes an `<item>`: `title` → `<title>`, `link` →
@@ -36,6 +37,12 @@ pub fn rss(view: &FeedView) -> String {
         docs: Some("https://www.rssboard.org/rss-specification".to_owned()),
         ttl: view.ttl_minutes.map(|m| m.to_string()),
         items: view.items.iter().map(item).collect(),
+        image: view.icon.map(|url| ::rss::Image {
+            url: sanitize(url),
+            title: view.feed_title(),
+            link: page.clone(),
+            ..::rss::Image::default()
+        }),
         ..Channel::default()
     };
     channel

@@ -42,6 +42,7 @@ fn view<'a>(
         key_query,
         updated: items.first().map_or(watch.created, |i| i.first_seen),
         ttl_minutes: Some(60),
+        icon: None,
     }
 }
 
@@ -172,11 +173,13 @@ fn assert_items(text: &str, items: &[Item]) {
 // ---- sanitize, etag, feed_path ----
 
 #[test]
-fn sanitize_drops_only_forbidden_characters() {
+fn sanitize_drops_only_forbidden_and_control_characters() {
     assert_eq!(sanitize("a\u{0}b\u{8}c\u{1f}d"), "abcd");
     assert_eq!(sanitize("tab\tlf\ncr\r"), "tab\tlf\ncr\r");
     assert_eq!(sanitize("x\u{FFFE}\u{FFFF}y"), "xy");
-    let kept = "é 🦀 שלום \u{D7FF}\u{E000}\u{FFFD}\u{10000}\u{10FFFF} \u{7f}\u{85}";
+    // DEL and C1 controls: discouraged by XML 1.0 and unreadable (issue 6).
+    assert_eq!(sanitize("a\u{7f}b\u{85}c\u{9f}d\u{a0}"), "abcd\u{a0}");
+    let kept = "é 🦀 שלום \u{D7FF}\u{E000}\u{FFFD}\u{10000}\u{10FFFF} ~\u{a0}";
     assert_eq!(sanitize(kept), kept);
 }
 
@@ -407,6 +410,7 @@ fn rss_snapshot() {
         key_query: "?key=abc",
         updated: 1_700_000_060,
         ttl_minutes: Some(30),
+        icon: None,
     };
     let expected = r#"<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
@@ -602,4 +606,33 @@ fn opml_errors_say_what_is_wrong() {
         .expect_err("truncated")
         .to_string();
     assert!(msg.contains("truncated"), "{msg}");
+}
+
+#[test]
+fn site_icon_becomes_rss_image_atom_icon_and_json_favicon() {
+    let w = watch("https://example.org/news/");
+    let items = [item("One", "https://example.org/1", 1_700_000_000)];
+    let mut v = view(&w, "News & more", &items, "");
+    assert!(!rss(&v).contains("<image>"));
+    assert!(!atom(&v).contains("<icon>"));
+    assert!(!json_feed(&v).contains("favicon"));
+    v.icon = Some("https://example.org/favicon.ico?a=1&b=2");
+    let out = rss(&v);
+    assert!(
+        out.contains("<url>https://example.org/favicon.ico?a=1&amp;b=2</url>"),
+        "{out}"
+    );
+    assert!(out.contains("<title>News &amp; more</title>"));
+    let feed = parse_feed(&out);
+    assert_eq!(
+        feed.logo.map(|l| l.uri).as_deref(),
+        Some("https://example.org/favicon.ico?a=1&b=2")
+    );
+    let out = atom(&v);
+    assert!(
+        out.contains("<icon>https://example.org/favicon.ico?a=1&amp;b=2</icon>"),
+        "{out}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&json_feed(&v)).expect("json");
+    assert_eq!(json["favicon"], "https://example.org/favicon.ico?a=1&b=2");
 }

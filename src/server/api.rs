@@ -33,6 +33,7 @@ struct CreateBody {
     select: Option<String>,
     keywords: Option<Vec<String>>,
     strategy: Option<String>,
+    backfill: Option<u32>,
 }
 
 /// A watch as the API shows it.
@@ -57,6 +58,10 @@ pub struct WatchJson {
     pub link_count: u64,
     pub checks: u64,
     pub schedule: ScheduleJson,
+    /// Entries shown as items until the first new one (0: a "now watched" item).
+    pub backfill: u32,
+    /// The last checks, newest first.
+    pub recent_checks: Vec<CheckLogJson>,
 }
 
 /// How a watch is scheduled (DESIGN 3).
@@ -101,6 +106,16 @@ fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
         probable_losses: learned.page.probable_losses,
         last_probable_loss: learned.page.last_probable_loss.map(rfc3339),
     }
+}
+
+/// One entry of `recent_checks`.
+#[derive(Debug, Serialize)]
+pub struct CheckLogJson {
+    pub at: String,
+    pub duration_ms: u64,
+    pub new_items: u32,
+    pub changed: bool,
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -164,6 +179,21 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         link_count: s.map_or(0, |s| s.link_count),
         checks: s.map_or(0, |s| s.checks),
         schedule: schedule_json(app, w, s),
+        backfill: s.map_or(0, |s| s.backfill),
+        recent_checks: s
+            .map(|s| {
+                s.recent_checks
+                    .iter()
+                    .map(|c| CheckLogJson {
+                        at: rfc3339(c.at),
+                        duration_ms: c.duration_ms,
+                        new_items: c.new_items,
+                        changed: c.changed,
+                        error: c.error.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -193,6 +223,7 @@ async fn create(
         title: b.title,
         select: b.select,
         keywords: b.keywords.unwrap_or_default(),
+        backfill: b.backfill,
     };
     let (w, added) = app.add_watch(&req)?;
     let s = app.store.state(&w.id)?;
@@ -287,7 +318,11 @@ pub struct Rejected {
     pub error: String,
 }
 
-/// Imports OPML: validates every outline first, so a malformed document adds nothing.
+/// Imports OPML in two passes, so nothing is added half-way: the document is parsed
+/// whole (a malformed one is an error and adds nothing), then every outline is validated
+/// (an invalid one is reported in `rejected`, the others are added), and only then are the
+/// valid ones added. Only a store failure can stop the second pass, and what it added
+/// before is then kept: each watch is added atomically and a retry adds the rest.
 pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
     let entries = crate::render::opml_parse(text)
         .map_err(|e| AppError::BadInput(format!("invalid OPML: {e}")))?;
@@ -296,20 +331,26 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         existing: 0,
         rejected: Vec::new(),
     };
+    let mut valid = Vec::new();
     for e in entries {
         let req = NewWatch {
             url: e.url.clone(),
             title: e.title,
             ..NewWatch::default()
         };
-        match app.add_watch(&req) {
-            Ok((_, true)) => report.added += 1,
-            Ok((_, false)) => report.existing += 1,
+        match app.validate(&req) {
+            Ok(_) => valid.push(req),
             Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
                 url: e.url,
                 error: m,
             }),
             Err(other) => return Err(other),
+        }
+    }
+    for req in valid {
+        match app.add_watch(&req)? {
+            (_, true) => report.added += 1,
+            (_, false) => report.existing += 1,
         }
     }
     Ok(report)

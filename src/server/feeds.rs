@@ -10,8 +10,9 @@ use axum::Router;
 
 use super::error::ApiError;
 use crate::app::App;
-use crate::model::WatchId;
+use crate::model::{Item, Watch, WatchId};
 use crate::render::{self, FeedView};
+use crate::store::WatchState;
 
 pub fn router() -> Router<Arc<App>> {
     Router::new()
@@ -29,19 +30,29 @@ async fn feed(
     let id = WatchId::parse(id).ok_or_else(not_found)?;
     let watch = app.store.watch(&id)?.ok_or_else(not_found)?;
     let state = app.store.state(&id)?;
-    let items = app.store.items(&id, app.config.feed.max_items)?;
+    let mut items = app.store.items(&id, app.config.feed.max_items)?;
+    // One item per id (= per link), whatever the store holds: a feed never repeats one.
+    let mut once = std::collections::HashSet::new();
+    items.retain(|i| once.insert(i.id.clone()));
+    if items.is_empty() {
+        if let Some(s) = &state {
+            items = first_items(&app, &watch, s)?;
+        }
+    }
     let title = app.display_title(&watch, state.as_ref());
     let updated = items.first().map_or(watch.created, |i| i.first_seen);
+    let key_query = app.key_query();
     let view = FeedView {
         watch: &watch,
         title: &title,
         items: &items,
         base_url: &app.config.server.base_url,
-        key_query: "",
+        key_query: &key_query,
         updated,
         ttl_minutes: state
             .as_ref()
             .map(|s| (s.sched.b / 60.0).ceil().max(1.0) as u32),
+        icon: state.as_ref().and_then(|s| s.icon.as_deref()),
     };
     let (body, content_type) = match ext {
         "xml" | "rss" => (render::rss(&view), "application/rss+xml; charset=utf-8"),
@@ -50,6 +61,49 @@ async fn feed(
         _ => return Err(not_found()),
     };
     Ok(conditional(&headers, body, content_type, updated))
+}
+
+/// What a watch's feed shows before its first new item, so that a new watch neither
+/// floods nor stays empty: nothing before the first check; after it (the baseline), the
+/// first `backfill` entries of the page when the user asked for a backfill, else one item
+/// saying the page is now watched, linking to it. These items are derived, not stored:
+/// their ids are those a real item for the same link would have (the "now watched" item
+/// has its own), and once a check finds new items the feed shows those instead, so a
+/// reader never gets an item twice.
+fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>, ApiError> {
+    let Some(at) = state
+        .baseline_at
+        .or(state.link_fingerprint.as_ref().and(state.last_check))
+    else {
+        return Ok(Vec::new());
+    };
+    if state.backfill > 0 {
+        let links = app.store.links(&watch.id)?;
+        let n = (state.backfill as usize).min(app.config.feed.max_items);
+        let mut once = std::collections::HashSet::new();
+        return Ok(links
+            .iter()
+            .filter(|l| l.url != watch.url && once.insert(l.url.as_str()))
+            .take(n)
+            .map(|l| Item {
+                id: Item::id_for(&l.url),
+                title: if l.text.is_empty() {
+                    l.url.clone()
+                } else {
+                    l.text.clone()
+                },
+                link: l.url.clone(),
+                first_seen: at,
+            })
+            .collect());
+    }
+    let title = app.display_title(watch, Some(state));
+    Ok(vec![Item {
+        id: format!("watching-{}", watch.id),
+        title: format!("sitefeed now watches {title}"),
+        link: watch.url.clone(),
+        first_seen: at,
+    }])
 }
 
 async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -61,7 +115,7 @@ async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Respons
         let title = app.display_title(&w, state.as_ref());
         entries.push((w, title));
     }
-    let body = render::opml_export(&entries, &app.config.server.base_url, "");
+    let body = render::opml_export(&entries, &app.config.server.base_url, &app.key_query());
     Ok(conditional(
         &headers,
         body,

@@ -1,16 +1,17 @@
 //! The HTTP server: one `router()` per concern, merged in [`router`]; graceful serve.
 
 pub mod api;
+mod auth;
 mod error;
 mod feeds;
-mod index;
+mod pages;
+mod preview;
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{header, Method};
-use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::extract::State;
+use axum::http::header;
+use axum::middleware;
 use axum::routing::get;
 use axum::Router;
 
@@ -26,10 +27,10 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .merge(feeds::router())
         .merge(api::router())
-        .merge(index::router())
+        .merge(pages::router())
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
-        .layer(middleware::from_fn_with_state(app.clone(), auth))
+        .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
 }
@@ -43,30 +44,6 @@ async fn metrics(
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         app.metrics.render(watches, due, app.store.size_on_disk()),
     ))
-}
-
-/// With `admin_token` set, every mutating request needs `Authorization: Bearer <token>`.
-async fn auth(State(app): State<Arc<App>>, req: Request, next: Next) -> Result<Response, ApiError> {
-    let token = &app.config.server.admin_token;
-    let mutating = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    if token.is_empty() || !mutating {
-        return Ok(next.run(req).await);
-    }
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    if constant_time_eq(given.as_bytes(), token.as_bytes()) {
-        Ok(next.run(req).await)
-    } else {
-        Err(ApiError::Unauthorized)
-    }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Serves until `cancel` fires, then finishes in-flight requests.

@@ -79,6 +79,35 @@ pub struct WatchState {
     /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
     #[serde(default)]
     pub learned: crate::schedule::Learned,
+    /// Entries of the page to show as items while the feed has none (backfill of N asked
+    /// for when the watch was added; 0: one "now watched" item instead).
+    #[serde(default)]
+    pub backfill: u32,
+    /// Absolute URL of the site's icon, when known (for the feeds' `<image>`/`<icon>`).
+    /// Nothing sets it yet: extraction does not report `<link rel="icon">` so far.
+    #[serde(default)]
+    pub icon: Option<String>,
+    /// When the first successful check set the baseline.
+    #[serde(default)]
+    pub baseline_at: Option<i64>,
+    /// The last [`RECENT_CHECKS`] checks, newest first (written by `commit_check`).
+    #[serde(default)]
+    pub recent_checks: std::collections::VecDeque<CheckLog>,
+}
+
+/// Checks remembered per watch for the web page.
+pub const RECENT_CHECKS: usize = 20;
+
+/// One check as the web page shows it: when, what changed, how long it took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckLog {
+    /// Unix seconds.
+    pub at: i64,
+    pub duration_ms: u64,
+    pub new_items: u32,
+    /// The page's links changed.
+    pub changed: bool,
+    pub error: Option<String>,
 }
 
 impl WatchState {
@@ -103,6 +132,10 @@ impl WatchState {
             last_duration_ms: 0,
             nofollow: false,
             learned: crate::schedule::Learned::default(),
+            backfill: 0,
+            icon: None,
+            baseline_at: None,
+            recent_checks: std::collections::VecDeque::new(),
         }
     }
 }
@@ -283,6 +316,22 @@ impl Store {
         if !self.db.contains_key(keys::watch_key(keys::WATCH, id))? {
             return Err(StoreError::NoWatch(id.clone()));
         }
+        // The check log and the baseline time are derived here, so every check that
+        // commits is logged whichever path produced it.
+        let mut state = state.clone();
+        let at = state.last_check.unwrap_or_default();
+        if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
+            state.baseline_at.get_or_insert(at);
+        }
+        state.recent_checks.push_front(CheckLog {
+            at,
+            duration_ms: state.last_duration_ms,
+            new_items: record.new_items.len() as u32,
+            changed: record.links.is_some(),
+            error: state.error.clone(),
+        });
+        state.recent_checks.truncate(RECENT_CHECKS);
+        let state = &state;
         let mut batch = sled::Batch::default();
         if prev.next_check != state.next_check {
             batch.remove(keys::due(prev.next_check, id));

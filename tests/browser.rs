@@ -1,0 +1,323 @@
+//! The web page in a real browser: headless Chromium driven through chromedriver's
+//! WebDriver protocol (plain HTTP, no extra crate). Add a watch through the form, see it
+//! listed, open its page and its preview, follow its feed link; screenshots of the list
+//! and of the preview are saved as `<target>/tmp/browser-{list,preview}.png`.
+//!
+//! Missing `chromium` or `chromedriver` skips with a printed reason; in CI (`CI=true`) it
+//! fails, since `.ci/run` installs them.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::Site;
+use serde_json::{json, Value};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+struct Driver {
+    child: Child,
+    url: String,
+    session: String,
+    http: reqwest::Client,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    async fn start(profile: &std::path::Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .expect("bind")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn chromedriver");
+        let url = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        let mut up = false;
+        for _ in 0..100 {
+            if let Ok(r) = http.get(format!("{url}/status")).send().await {
+                if r.status() == 200 {
+                    up = true;
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut d = Self {
+            child,
+            url,
+            session: String::new(),
+            http,
+        };
+        assert!(up, "chromedriver did not come up");
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                         "--no-first-run", "--disable-background-networking",
+                         "--disable-component-update", "--disable-sync",
+                         "--disable-dev-shm-usage", "--window-size=1280,900",
+                         format!("--user-data-dir={}", profile.display())]
+            }
+        }}});
+        let v = d.call(reqwest::Method::POST, "/session", Some(caps)).await;
+        v["sessionId"]
+            .as_str()
+            .expect("session id")
+            .clone_into(&mut d.session);
+        d
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut req = self.http.request(method, format!("{}{path}", self.url));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.expect("webdriver");
+        let status = r.status();
+        let v: Value = r.json().await.expect("webdriver json");
+        assert!(status.is_success(), "webdriver {path}: {status} {v}");
+        v["value"].clone()
+    }
+
+    async fn s(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+            .await
+    }
+
+    async fn goto(&self, url: &str) {
+        self.s(reqwest::Method::POST, "/url", Some(json!({ "url": url })))
+            .await;
+    }
+
+    /// The first element matching `css`, waiting up to 5 s for it.
+    async fn find(&self, css: &str) -> String {
+        for _ in 0..50 {
+            let r = self
+                .http
+                .post(format!("{}/session/{}/element", self.url, self.session))
+                .json(&json!({"using": "css selector", "value": css}))
+                .send()
+                .await
+                .expect("find");
+            if r.status().is_success() {
+                let v: Value = r.json().await.expect("json");
+                return v["value"][ELEMENT].as_str().expect("element id").to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("no element {css} in {}", self.source().await);
+    }
+
+    async fn text(&self, el: &str) -> String {
+        self.s(reqwest::Method::GET, &format!("/element/{el}/text"), None)
+            .await
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    async fn attr(&self, el: &str, name: &str) -> String {
+        self.s(
+            reqwest::Method::GET,
+            &format!("/element/{el}/attribute/{name}"),
+            None,
+        )
+        .await
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+    }
+
+    async fn click(&self, el: &str) {
+        self.s(
+            reqwest::Method::POST,
+            &format!("/element/{el}/click"),
+            Some(json!({})),
+        )
+        .await;
+    }
+
+    async fn type_in(&self, el: &str, text: &str) {
+        self.s(
+            reqwest::Method::POST,
+            &format!("/element/{el}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    async fn source(&self) -> String {
+        self.s(reqwest::Method::GET, "/source", None)
+            .await
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    async fn current_url(&self) -> String {
+        self.s(reqwest::Method::GET, "/url", None)
+            .await
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    async fn screenshot(&self) -> Vec<u8> {
+        let v = self.s(reqwest::Method::GET, "/screenshot", None).await;
+        base64_decode(v.as_str().expect("base64 png"))
+    }
+
+    async fn quit(&self) {
+        let _ = self
+            .http
+            .delete(format!("{}/session/{}", self.url, self.session))
+            .send()
+            .await;
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let clean: Vec<u8> = s
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c) << (18 - 6 * i);
+        }
+        out.push((n >> 16) as u8);
+        if chunk.len() > 2 {
+            out.push((n >> 8) as u8);
+        }
+        if chunk.len() > 3 {
+            out.push(n as u8);
+        }
+    }
+    out
+}
+
+fn have_browser() -> bool {
+    let driver = Command::new("chromedriver")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let ok = driver && std::path::Path::new(CHROMIUM).exists();
+    if !ok {
+        let msg = "browser test: chromium or chromedriver is missing; `.ci/run` installs them";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        eprintln!("SKIPPED: {msg}");
+    }
+    ok
+}
+
+#[tokio::test]
+async fn add_list_preview_and_follow_the_feed_in_chromium() {
+    if !have_browser() {
+        return;
+    }
+    let entries: Vec<(String, String)> = (1..=6)
+        .rev()
+        .map(|i| (format!("Notice {i}"), format!("/n/{i}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let site = Site::start(&refs).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The page's feed links use `server.base_url`: make it this server's address.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let (app, _clock) = common::app_with(dir.path(), |c| c.server.base_url.clone_from(&base));
+    let cancel = tokio_util::sync::CancellationToken::new();
+    tokio::spawn(sitefeed::server::serve(app.clone(), listener, cancel));
+    let profile = tempfile::tempdir().expect("profile dir");
+    let d = Driver::start(profile.path()).await;
+
+    // Add through the form.
+    d.goto(&format!("{base}/")).await;
+    let url_input = d.find("#add input[name=url]").await;
+    d.type_in(&url_input, &site.url()).await;
+    let title_input = d.find("#add input[name=title]").await;
+    d.type_in(&title_input, "Browser board").await;
+    let submit = d.find("#add button[type=submit]").await;
+    d.click(&submit).await;
+
+    // Listed, with its feed links.
+    let link = d.find("#watches a.watch").await;
+    assert_eq!(d.text(&link).await, "Browser board");
+    let note = d.find("p.note").await;
+    assert!(d.text(&note).await.contains("Watching"));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(tmp.join("browser-list.png"), d.screenshot().await).expect("save screenshot");
+
+    // A first check sets the baseline; then the page gets a new entry.
+    let w = app.store.watches().expect("watches").remove(0);
+    app.check(&w, false).await.expect("check");
+    let mut v2 = refs.clone();
+    v2.insert(0, ("Fresh notice", "/n/7"));
+    site.set(&v2);
+
+    // Its page, then its preview with the new entry marked.
+    d.click(&link).await;
+    let preview = d.find("#preview").await;
+    d.click(&preview).await;
+    let summary = d.find("#summary").await;
+    let text = d.text(&summary).await;
+    assert!(text.contains("links extracted"), "{text}");
+    assert!(text.contains("1 would be new"), "{text}");
+    let marked = d.find("#links tr.new").await;
+    assert!(d.text(&marked).await.contains("Fresh notice"));
+    let png = d.screenshot().await;
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    let shot = tmp.join("browser-preview.png");
+    std::fs::write(&shot, &png).expect("save screenshot");
+    eprintln!("browser test: screenshot saved to {}", shot.display());
+
+    // Back to the list; follow the RSS link.
+    d.goto(&format!("{base}/")).await;
+    let rss = d.find("#watches a.feed").await;
+    let href = d.attr(&rss, "href").await;
+    assert!(href.contains("/feed/") && href.contains(".xml"), "{href}");
+    d.click(&rss).await;
+    for _ in 0..50 {
+        if d.current_url().await == href {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(d.current_url().await, href);
+    let src = d.source().await;
+    assert!(src.contains("Browser board"), "{src}");
+    d.quit().await;
+}
