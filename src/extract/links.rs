@@ -154,6 +154,8 @@ struct State {
     title_text: String,
     base: Option<String>,
     nofollow: bool,
+    /// The first `<link rel="icon">` (or `shortcut icon`) href.
+    icon: Option<String>,
 }
 
 /// Where the text being read goes.
@@ -430,6 +432,19 @@ fn on_title(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
     Ok(())
 }
 
+/// `<link rel="icon" href>`: the first one names the site's icon.
+#[allow(clippy::unnecessary_wraps)] // the signature of an element handler
+fn on_link(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
+    let is_icon = el.get_attribute("rel").is_some_and(|r| {
+        r.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case("icon"))
+    });
+    if is_icon && st.borrow().icon.is_none() {
+        st.borrow_mut().icon = el.get_attribute("href").filter(|h| !h.trim().is_empty());
+    }
+    Ok(())
+}
+
 /// `<meta name=robots content=...>`: `nofollow` or `none` set the nofollow flag.
 #[allow(clippy::unnecessary_wraps)] // the signature of an element handler
 fn on_meta(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
@@ -666,6 +681,7 @@ pub(super) fn run(
     handlers.push(on_element(&fixed.base, &state, on_base));
     handlers.push(on_element(&fixed.title, &state, on_title));
     handlers.push(on_element(&fixed.meta, &state, on_meta));
+    handlers.push(on_element(&fixed.link, &state, on_link));
     // Text matters only inside links and the title: capturing only there spares lol_html
     // the work of producing every text chunk of the page.
     let st = Rc::clone(&state);
@@ -704,10 +720,20 @@ pub(super) fn run(
     s.close_link();
     s.close_title();
     let links = resolve(std::mem::take(&mut s.links), s.base.as_deref(), page_url);
+    let icon = s.icon.take().and_then(|href| {
+        let raw = vec![RawLink {
+            href,
+            text: String::new(),
+        }];
+        resolve(raw, s.base.as_deref(), page_url)
+            .pop()
+            .map(|l| l.url)
+    });
     Ok(ExtractedPage {
         title: s.title.filter(|t| !t.is_empty()),
         links,
         nofollow: s.nofollow,
+        icon,
     })
 }
 
@@ -734,6 +760,7 @@ struct Fixed {
     base: lol_html::Selector,
     title: lol_html::Selector,
     meta: lol_html::Selector,
+    link: lol_html::Selector,
 }
 
 static FIXED: std::sync::OnceLock<Fixed> = std::sync::OnceLock::new();
@@ -765,6 +792,7 @@ impl Fixed {
             base: p("base"),
             title: p("title"),
             meta: p("meta"),
+            link: p("link"),
         }
     }
 }

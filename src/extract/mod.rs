@@ -99,6 +99,8 @@ pub struct ExtractedPage {
     pub links: Vec<Link>,
     /// The page asks robots not to follow its links (`<meta name=robots content=nofollow>`).
     pub nofollow: bool,
+    /// Absolute URL of the site icon the page declares (`<link rel="icon">`), if any.
+    pub icon: Option<String>,
 }
 
 /// Why extraction failed.
@@ -463,6 +465,28 @@ mod tests {
         check::<ExtractError>();
         check::<Decoded>();
         check::<url::UrlError>();
+    }
+
+    #[test]
+    fn site_icon_is_the_first_declared_icon() {
+        let p = ex(
+            "<link rel=stylesheet href=/s.css><link rel='shortcut icon' href='../img/fav.ico'>\
+                    <link rel=icon href=/other.png><base href='https://cdn.example.com/'>",
+        );
+        assert_eq!(
+            p.icon.as_deref(),
+            Some("https://cdn.example.com/img/fav.ico")
+        );
+        assert_eq!(
+            ex("<link rel=Icon href='/i.png'>").icon.as_deref(),
+            Some("https://example.com/i.png")
+        );
+        assert_eq!(
+            ex("<link rel=icon href=''><link rel=apple-touch-icon href=/a.png>").icon,
+            None
+        );
+        assert_eq!(ex("<link rel=icon href='javascript:x'>").icon, None);
+        assert_eq!(ex("<a href=/x>x</a>").icon, None);
     }
 
     #[test]
