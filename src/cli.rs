@@ -70,6 +70,24 @@ pub enum Command {
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
     },
+    /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
+    Eval {
+        /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
+        dir: PathBuf,
+        /// labels.json (default DIR/labels.json when present).
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// Only the sites whose name contains this.
+        #[arg(long)]
+        site: Option<String>,
+        /// Only this method (repeatable): product, improved-lcs, first-lcs, myers,
+        /// set-diff, first-lcs+url, myers+url, set-diff+url.
+        #[arg(long = "method", value_name = "METHOD")]
+        methods: Vec<String>,
+        /// Print each step's missed entries (-) and false items (+) of this method.
+        #[arg(long, value_name = "METHOD")]
+        explain: Option<String>,
+    },
     /// Add a watch for each outline of an OPML file.
     ImportOpml { file: PathBuf },
     /// Print the OPML of all feeds.
@@ -95,6 +113,28 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             select,
         } => {
             return crate::offline::replay(&files, base_url.as_deref(), select.as_deref(), out);
+        }
+        Command::Eval {
+            dir,
+            labels,
+            site,
+            methods,
+            explain,
+        } => {
+            let method = |n: &str| {
+                crate::eval::Method::by_name(n)
+                    .ok_or_else(|| Error::Usage(format!("unknown method `{n}` (see --help)")))
+            };
+            let opts = crate::eval::Options {
+                labels: labels.as_deref(),
+                site: site.as_deref(),
+                methods: methods
+                    .iter()
+                    .map(|m| method(m))
+                    .collect::<Result<_, _>>()?,
+                explain: explain.as_deref().map(method).transpose()?,
+            };
+            return crate::eval::run(&dir, &opts, out);
         }
         _ => {}
     }
@@ -207,7 +247,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 crate::render::opml_export(&entries, &app.config.server.base_url, "").as_bytes(),
             )?;
         }
-        Command::Serve | Command::Diff { .. } | Command::Replay { .. } => {}
+        Command::Serve | Command::Diff { .. } | Command::Replay { .. } | Command::Eval { .. } => {}
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod error;
+pub mod eval;
 pub mod extract;
 pub mod fetch;
 pub mod metrics;

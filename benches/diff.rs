@@ -1,0 +1,2 @@
+//! Differ benchmarks (filled in below).
+fn main() {}
