@@ -8,6 +8,7 @@ use url::Url;
 
 use crate::config::ScheduleConfig;
 use crate::diff;
+use crate::entries;
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{hex, Item, Link, Status, Watch};
@@ -49,6 +50,11 @@ pub struct Changed {
     pub seen_urls: Vec<String>,
     /// The first successful check: it sets the baseline and emits nothing.
     pub baseline: bool,
+    /// The roles of the page's links to remember ([`entries::remember`]).
+    pub roles: Vec<u64>,
+    /// Why the check emitted nothing though links changed (a layout change), for the
+    /// watch's status.
+    pub note: Option<String>,
 }
 
 /// The result of one check, as reported to users.
@@ -62,6 +68,8 @@ pub struct CheckReport {
     pub baseline: bool,
     /// Why the check failed, if it did.
     pub error: Option<String>,
+    /// A remark on a successful check (a layout change that re-baselined the watch).
+    pub note: Option<String>,
     /// Label of the failure for metrics.
     pub error_kind: Option<&'static str>,
     pub next_check: i64,
@@ -136,7 +144,22 @@ pub fn analyse(
     if let Some(e) = seen_err.into_inner() {
         return Err(e);
     }
-    let new_items = new_idx
+    // Entries, not links; chrome is not news; a layout change is not news either.
+    let ctx = entries::contexts(&decoded.text, input.url, &page.links);
+    let page_roles = entries::roles(&ctx);
+    let mut note = None;
+    let item_idx = if baseline || new_idx.is_empty() {
+        Vec::new()
+    } else if let Some((unknown, total)) = entries::layout_change(&prev.roles, &ctx) {
+        note = Some(format!(
+            "the page's layout changed ({unknown} of {total} links in new places): \
+             re-baselined without new items"
+        ));
+        Vec::new()
+    } else {
+        entries::select(&page.links, &ctx, &new_idx)
+    };
+    let new_items = item_idx
         .into_iter()
         .map(|i| {
             let l = &page.links[i];
@@ -169,6 +192,8 @@ pub fn analyse(
         new_items,
         seen_urls,
         baseline,
+        roles: entries::remember(&prev.roles, &page_roles),
+        note,
     })))
 }
 
@@ -226,6 +251,9 @@ pub fn settle(
                         st.page_title = c.title;
                     }
                     st.link_count = c.links.len() as u64;
+                    st.roles = c.roles;
+                    st.note.clone_from(&c.note);
+                    report.note = c.note;
                     report.changed = true;
                     report.baseline = c.baseline;
                     let updated = !c.new_items.is_empty();

@@ -11,6 +11,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod entries;
 pub mod error;
 pub mod eval;
 pub mod extract;

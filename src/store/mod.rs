@@ -65,6 +65,14 @@ pub struct WatchState {
     pub link_count: u64,
     /// Milliseconds the last check took.
     pub last_duration_ms: u64,
+    /// The link roles (page structure) seen recently, to tell a layout change
+    /// (`entries::layout_change`).
+    #[serde(default)]
+    pub roles: Vec<u64>,
+    /// A remark on the last change of the page, e.g. a layout change that re-baselined
+    /// the watch without items.
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 impl WatchState {
@@ -87,6 +95,8 @@ impl WatchState {
             item_count: 0,
             link_count: 0,
             last_duration_ms: 0,
+            roles: Vec::new(),
+            note: None,
         }
     }
 }

@@ -1,0 +1,218 @@
+//! Entries, not links (issue 3): what a person calls new on a list page is an *entry* (a
+//! topic, a notice, an offer), and an entry often has several links: a forum topic row
+//! links its author, its node and its last replier; an offer card has a details link and
+//! an order button; a news item has "Read more" and "12 comments". The feed gets one item
+//! per entry, its main link. This module finds the entries of a page from its structure
+//! only (no site-specific rules) and decides which new links become items.
+//!
+//! # Grouping ([`group`])
+//!
+//! Every link has a *role*: the signatures (tag and class names) of the elements above
+//! it ([`structure::Context::role`]). Links of one role that occurs at least twice form a
+//! column of a repeated structure (all topic titles, all author links, all "Read more"s).
+//! Roles are taken in order of how much they look like titles: links with text of their
+//! own before image-only ones, heading links first, then by the share of distinct texts
+//! (titles differ, "Read more" and node names repeat), then, among roles with mostly
+//! distinct texts, the longer texts, then the role that comes first on the page.
+//!
+//! For each link `M` of a role, its entry is the largest element around it that holds no
+//! other link of the same role (with another URL) and no link already given to an entry:
+//! in a topic list, the row. Since an element's links are contiguous in document order,
+//! that element is found from `M`'s nearest same-role neighbours alone (the deepest
+//! ancestor `M` shares with either of them, one level down). All links in it not yet
+//! grouped join `M`'s entry, with `M` as its main link. Links left over stand alone.
+//!
+//! # Which new links become items ([`select`])
+//!
+//! A new link (from the differ, after selective extraction) becomes an item only as the
+//! main link of its entry (or a duplicate of its URL): a new author or last replier on
+//! a row whose topic was seen before is a bumped thread, not a new entry; a new order
+//! button belongs to its offer. Never items: main links in a chrome region (`nav`,
+//! `header`, `footer`, `aside` and the matching landmark roles), and main links with no
+//! text of their own (icons and banners known only by an image's `alt`).
+//!
+//! # Layout changes ([`layout_change`])
+//!
+//! The watch remembers the roles it has seen. When most links of a page stand in roles
+//! never seen before, the page was redesigned or is captured differently: its new links
+//! are menus and the same entries under new URLs, not news. The check then emits
+//! nothing, re-baselines (every URL on the page becomes seen) and says so in the watch's
+//! status note.
+
+pub mod structure;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::model::Link;
+pub use structure::{contexts, Context};
+
+/// The entries of a page: which entry each link belongs to, and each entry's main link.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entries {
+    /// `entry_of[i]` is the entry of link `i`.
+    pub entry_of: Vec<usize>,
+    /// `main[e]` is the index of the main link of entry `e`.
+    pub main: Vec<usize>,
+}
+
+#[derive(Default)]
+struct RoleStat<'a> {
+    links: Vec<usize>,
+    texts: HashSet<&'a str>,
+    chars: usize,
+    heading: bool,
+    with_text: usize,
+}
+
+/// Groups the links of a page into entries. `ctx[i]` is the context of `links[i]`
+/// ([`contexts`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
+pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
+    let n = links.len();
+    let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::new();
+    let mut ranges: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (i, c) in ctx.iter().enumerate().take(n) {
+        let Some(c) = c else { continue };
+        let r = roles.entry(c.role).or_default();
+        r.links.push(i);
+        r.texts.insert(links[i].text.as_str());
+        r.chars += links[i].text.chars().count();
+        r.heading |= c.heading;
+        r.with_text += usize::from(c.has_text);
+        for &id in &c.path {
+            ranges
+                .entry(id)
+                .and_modify(|(_, hi)| *hi = i)
+                .or_insert((i, i));
+        }
+    }
+    let mut order: Vec<(&u64, &RoleStat<'_>)> =
+        roles.iter().filter(|(_, r)| r.links.len() >= 2).collect();
+    order.sort_by_key(|(_, r)| {
+        let count = r.links.len();
+        let distinct = r.texts.len() * 10 / count;
+        let mean_len = if distinct >= 5 { r.chars / count } else { 0 };
+        (
+            std::cmp::Reverse(r.with_text * 2 > count),
+            std::cmp::Reverse(r.heading),
+            std::cmp::Reverse(distinct),
+            std::cmp::Reverse(mean_len),
+            r.links[0],
+        )
+    });
+
+    let mut entry_of: Vec<Option<usize>> = vec![None; n];
+    let mut grouped: BTreeSet<usize> = BTreeSet::new();
+    let mut main: Vec<usize> = Vec::new();
+    for (_, r) in order {
+        for (p, &m) in r.links.iter().enumerate() {
+            if entry_of[m].is_some() {
+                continue;
+            }
+            let Some(cm) = &ctx[m] else { continue };
+            let url = links[m].url.as_str();
+            let prev = r.links[..p].iter().rev().find(|&&q| links[q].url != url);
+            let next = r.links[p + 1..].iter().find(|&&q| links[q].url != url);
+            let shared = |q: Option<&usize>| {
+                q.and_then(|&q| ctx[q].as_ref()).map_or(0, |cq| {
+                    cm.path.iter().zip(&cq.path).take_while(|(a, b)| a == b).count()
+                })
+            };
+            let top = shared(prev).max(shared(next)).min(cm.path.len() - 1);
+            // The highest element below the shared ancestors whose links are all free.
+            let range = cm.path[top..]
+                .iter()
+                .filter_map(|id| ranges.get(id).copied())
+                .find(|&(lo, hi)| grouped.range(lo..=hi).next().is_none())
+                .unwrap_or((m, m));
+            let e = main.len();
+            main.push(m);
+            for i in range.0..=range.1 {
+                if entry_of[i].is_none() {
+                    entry_of[i] = Some(e);
+                    grouped.insert(i);
+                }
+            }
+        }
+    }
+    let entry_of = entry_of
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            e.unwrap_or_else(|| {
+                main.push(i);
+                main.len() - 1
+            })
+        })
+        .collect();
+    Entries { entry_of, main }
+}
+
+/// The links to emit as items, in page order, given the differ's new links `new_idx`
+/// (indices into `links`): the main link of each entry that has a new link with the main
+/// link's URL, unless that main link is chrome or has no text of its own.
+pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec<usize> {
+    let entries = group(links, ctx);
+    let mut out: Vec<usize> = Vec::new();
+    let mut done: HashSet<usize> = HashSet::new();
+    for &j in new_idx {
+        let e = entries.entry_of[j];
+        let m = entries.main[e];
+        if links[m].url != links[j].url || !done.insert(e) {
+            continue;
+        }
+        if ctx[m].as_ref().is_some_and(|c| c.chrome || !c.has_text) {
+            continue;
+        }
+        out.push(m);
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The distinct roles of a page.
+pub fn roles(ctx: &[Option<Context>]) -> Vec<u64> {
+    let mut r: Vec<u64> = ctx.iter().flatten().map(|c| c.role).collect();
+    r.sort_unstable();
+    r.dedup();
+    r
+}
+
+/// How many roles a watch remembers.
+pub const MAX_ROLES: usize = 2048;
+
+/// The roles to remember after a page: the page's own, then as many of `known` as fit.
+pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = page.to_vec();
+    let set: HashSet<u64> = page.iter().copied().collect();
+    out.extend(
+        known
+            .iter()
+            .filter(|r| !set.contains(r))
+            .take(MAX_ROLES.saturating_sub(page.len())),
+    );
+    out.truncate(MAX_ROLES);
+    out
+}
+
+/// Pages with fewer located links than this are never called a layout change.
+const MIN_LINKS_FOR_LAYOUT: usize = 10;
+
+/// `Some((unknown, total))` when more than half of the page's located links stand in roles
+/// the watch has never seen (`known`): a redesign or a capture change. `None` otherwise,
+/// and always when nothing is known yet.
+pub fn layout_change(known: &[u64], ctx: &[Option<Context>]) -> Option<(usize, usize)> {
+    if known.is_empty() {
+        return None;
+    }
+    let known: HashSet<u64> = known.iter().copied().collect();
+    let total = ctx.iter().flatten().count();
+    let unknown = ctx
+        .iter()
+        .flatten()
+        .filter(|c| !known.contains(&c.role))
+        .count();
+    (total >= MIN_LINKS_FOR_LAYOUT && unknown * 2 > total).then_some((unknown, total))
+}
+
+#[cfg(test)]
+mod tests;
