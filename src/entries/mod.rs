@@ -89,7 +89,8 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         roles.iter().filter(|(_, r)| r.links.len() >= 2).collect();
     order.sort_by_key(|(_, r)| {
         let count = r.links.len();
-        let distinct = r.texts.len() * 10 / count;
+        // 0 when all texts are equal, 10 when all differ (a pair of equal texts is 0).
+        let distinct = (r.texts.len() - 1) * 10 / (count - 1);
         let mean_len = if distinct >= 5 { r.chars / count } else { 0 };
         (
             std::cmp::Reverse(r.with_text * 2 > count),
@@ -112,6 +113,10 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             let url = links[m].url.as_str();
             let prev = r.links[..p].iter().rev().find(|&&q| links[q].url != url);
             let next = r.links[p + 1..].iter().find(|&&q| links[q].url != url);
+            if prev.is_none() && next.is_none() {
+                // All links of the role have one URL: not a repeated structure.
+                continue;
+            }
             let shared = |q: Option<&usize>| {
                 q.and_then(|&q| ctx[q].as_ref()).map_or(0, |cq| {
                     cm.path.iter().zip(&cq.path).take_while(|(a, b)| a == b).count()
@@ -152,6 +157,15 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
 /// link's URL, unless that main link is chrome or has no text of its own.
 pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec<usize> {
     let entries = group(links, ctx);
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for (e, &m) in entries.main.iter().enumerate() {
+            let members: Vec<&str> = (0..links.len())
+                .filter(|&i| entries.entry_of[i] == e && i != m)
+                .map(|i| links[i].url.as_str())
+                .collect();
+            tracing::trace!(main = %links[m].url, text = %links[m].text, ?members, "entry");
+        }
+    }
     let mut out: Vec<usize> = Vec::new();
     let mut done: HashSet<usize> = HashSet::new();
     for &j in new_idx {

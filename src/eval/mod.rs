@@ -258,6 +258,9 @@ fn run_method(
         let reports = crate::offline::replay_reports(&site.files, &site.url, None)?;
         let time = started.elapsed();
         for (file, report) in reports {
+            if let Some(note) = &report.note {
+                tracing::info!(site = %site.name, file = %file, "{note}");
+            }
             out.entry(file)
                 .or_default()
                 .extend(report.new_items.into_iter().map(|i| (i.link, i.title)));
