@@ -105,6 +105,10 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     let mut grouped: BTreeSet<usize> = BTreeSet::new();
     let mut main: Vec<usize> = Vec::new();
     for (_, r) in order {
+        if r.with_text * 2 <= r.links.len() {
+            // Image-only links (icons, banners) cannot be an entry's main link.
+            continue;
+        }
         for (p, &m) in r.links.iter().enumerate() {
             if entry_of[m].is_some() {
                 continue;
@@ -154,7 +158,9 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
 
 /// The links to emit as items, in page order, given the differ's new links `new_idx`
 /// (indices into `links`): the main link of each entry that has a new link with the main
-/// link's URL, unless that main link is chrome or has no text of its own.
+/// link's URL, unless that main link is chrome, has no text of its own, or is of a kind
+/// of URL that the page's entries use as secondary links more than as main links (a new
+/// node in a node directory beside a topic list whose rows link their nodes).
 pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec<usize> {
     let entries = group(links, ctx);
     if tracing::enabled!(tracing::Level::TRACE) {
@@ -166,6 +172,31 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
             tracing::trace!(main = %links[m].url, text = %links[m].text, ?members, "entry");
         }
     }
+    // Kinds of URL (host and first path segment) that entries use as secondary links
+    // (authors, nodes, tags, order buttons) more often than as main links: a new link of
+    // such a kind is a new facet (a new member, a new node in a directory), not an entry.
+    let mut kinds: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut size = vec![0usize; entries.main.len()];
+    for &e in &entries.entry_of {
+        size[e] += 1;
+    }
+    for (i, &e) in entries.entry_of.iter().enumerate() {
+        let m = entries.main[e];
+        if size[e] < 2 || ctx[m].as_ref().is_some_and(|c| c.chrome) {
+            continue;
+        }
+        let k = kinds.entry(url_kind(&links[i].url)).or_default();
+        if i == m {
+            k.0 += 1;
+        } else if links[i].url != links[m].url {
+            k.1 += 1;
+        }
+    }
+    let facet = |url: &str| {
+        kinds
+            .get(url_kind(url))
+            .is_some_and(|&(mains, members)| members > mains)
+    };
     let mut out: Vec<usize> = Vec::new();
     let mut done: HashSet<usize> = HashSet::new();
     for &j in new_idx {
@@ -174,13 +205,29 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
         if links[m].url != links[j].url || !done.insert(e) {
             continue;
         }
-        if ctx[m].as_ref().is_some_and(|c| c.chrome || !c.has_text) {
+        if ctx[m]
+            .as_ref()
+            .is_some_and(|c| c.chrome || !c.has_text)
+            || facet(&links[m].url)
+        {
             continue;
         }
         out.push(m);
     }
     out.sort_unstable();
     out
+}
+
+/// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
+fn url_kind(url: &str) -> &str {
+    let after_host = url.find("://").map_or(0, |p| p + 3);
+    let path = url[after_host..].find('/').map_or(url.len(), |p| after_host + p);
+    let rest = &url[path..];
+    let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
+    match rest[1.min(rest.len())..].find('/') {
+        Some(p) => &url[..path + 1 + p],
+        None => &url[..path],
+    }
 }
 
 /// The distinct roles of a page.

@@ -79,22 +79,20 @@ fn fnv(seed: u64, bytes: &[u8]) -> u64 {
 
 const FNV_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// Signature of an element: its tag and its class names, sorted, without the ones that
-/// hold digits (`post-1234`, `item-7`: per-item names that would make every entry's
-/// structure unique).
+/// Signature of an element: its tag and its first class name without digits. Only the
+/// first: variants (`card card--unavailable`, `item item--hot`) add modifier classes after
+/// the base one, and entries of one list must keep one role; names with digits
+/// (`post-1234`) are per item.
 fn signature(tag: &str, class: Option<&str>) -> u64 {
-    let mut classes: Vec<&str> = class
+    let first = class
         .unwrap_or("")
         .split_ascii_whitespace()
-        .filter(|c| !c.bytes().any(|b| b.is_ascii_digit()))
-        .collect();
-    classes.sort_unstable();
-    classes.dedup();
-    let mut h = fnv(FNV_SEED, tag.as_bytes());
-    for c in classes {
-        h = fnv(fnv(h, b"."), c.as_bytes());
+        .find(|c| !c.bytes().any(|b| b.is_ascii_digit()));
+    let h = fnv(FNV_SEED, tag.as_bytes());
+    match first {
+        Some(c) => fnv(fnv(h, b"."), c.as_bytes()),
+        None => h,
     }
-    h
 }
 
 impl State {
