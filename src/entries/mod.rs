@@ -113,7 +113,9 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             if entry_of[m].is_some() {
                 continue;
             }
-            let Some(cm) = &ctx[m] else { continue };
+            let Some(cm) = ctx[m].as_ref().filter(|c| c.has_text) else {
+                continue;
+            };
             let url = links[m].url.as_str();
             let prev = r.links[..p].iter().rev().find(|&&q| links[q].url != url);
             let next = r.links[p + 1..].iter().find(|&&q| links[q].url != url);
