@@ -201,7 +201,10 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
     };
     let mut out: Vec<usize> = Vec::new();
     let mut done: HashSet<usize> = HashSet::new();
-    for &j in new_idx {
+    // Every occurrence of a new URL counts: a notice linked from a header button and from
+    // its row in the list is an entry by its row.
+    let new_urls: HashSet<&str> = new_idx.iter().map(|&j| links[j].url.as_str()).collect();
+    for j in (0..links.len()).filter(|&j| new_urls.contains(links[j].url.as_str())) {
         let e = entries.entry_of[j];
         let m = entries.main[e];
         if links[m].url != links[j].url || !done.insert(e) {
