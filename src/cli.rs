@@ -88,6 +88,15 @@ pub enum Command {
         #[arg(long, value_name = "METHOD")]
         explain: Option<String>,
     },
+    /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
+    Synth {
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Versions of each site.
+        #[arg(long, default_value_t = 30)]
+        versions: usize,
+    },
     /// Add a watch for each outline of an OPML file.
     ImportOpml { file: PathBuf },
     /// Print the OPML of all feeds.
@@ -136,6 +145,11 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             };
             return crate::eval::run(&dir, &opts, out);
         }
+        Command::Synth {
+            dir,
+            seed,
+            versions,
+        } => return crate::eval::synth::generate(&dir, seed, versions),
         _ => {}
     }
     let config = Config::load(cli.config.as_deref())?;
@@ -247,7 +261,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 crate::render::opml_export(&entries, &app.config.server.base_url, "").as_bytes(),
             )?;
         }
-        Command::Serve | Command::Diff { .. } | Command::Replay { .. } | Command::Eval { .. } => {}
+        Command::Serve | Command::Diff { .. } | Command::Replay { .. } | Command::Eval { .. }
+        | Command::Synth { .. } => {}
     }
     Ok(())
 }

@@ -20,6 +20,7 @@
 //! (and over sites for the overall rows). Items are de-duplicated by URL within a step.
 
 pub mod corpus;
+pub mod synth;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
