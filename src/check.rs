@@ -157,7 +157,7 @@ pub fn analyse(
         ));
         Vec::new()
     } else {
-        entries::select(&page.links, &ctx, &new_idx)
+        entries::select(&old, &page.links, &ctx, &new_idx)
     };
     let new_items = item_idx
         .into_iter()

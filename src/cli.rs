@@ -261,7 +261,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 crate::render::opml_export(&entries, &app.config.server.base_url, "").as_bytes(),
             )?;
         }
-        Command::Serve | Command::Diff { .. } | Command::Replay { .. } | Command::Eval { .. }
+        Command::Serve
+        | Command::Diff { .. }
+        | Command::Replay { .. }
+        | Command::Eval { .. }
         | Command::Synth { .. } => {}
     }
     Ok(())

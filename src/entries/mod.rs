@@ -125,7 +125,11 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             }
             let shared = |q: Option<&usize>| {
                 q.and_then(|&q| ctx[q].as_ref()).map_or(0, |cq| {
-                    cm.path.iter().zip(&cq.path).take_while(|(a, b)| a == b).count()
+                    cm.path
+                        .iter()
+                        .zip(&cq.path)
+                        .take_while(|(a, b)| a == b)
+                        .count()
                 })
             };
             let top = shared(prev).max(shared(next)).min(cm.path.len() - 1);
@@ -145,17 +149,51 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             }
         }
     }
+    // Flat lists (`<a>Title</a> <a>More</a><br>` in one cell): a link whose role is a
+    // repeated label (at least three links, one text) and that stands alone joins the
+    // entry of the link right before it when both have the same parent element.
+    let mut size = vec![0usize; main.len()];
+    for e in entry_of.iter().flatten() {
+        size[*e] += 1;
+    }
+    for i in 1..n {
+        let (Some(ci), Some(cp)) = (&ctx[i], &ctx[i - 1]) else {
+            continue;
+        };
+        let label = roles
+            .get(&ci.role)
+            .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
+        let alone = entry_of[i].is_none_or(|e| size[e] == 1);
+        let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
+        if label && alone && parent(ci) == parent(cp) {
+            if let Some(e) = entry_of[i - 1] {
+                if let Some(old) = entry_of[i] {
+                    size[old] = 0;
+                }
+                entry_of[i] = Some(e);
+                size[e] += 1;
+            }
+        }
+    }
+    // Number the entries in page order, leaving out emptied ones, and let every link left
+    // over stand alone.
+    let mut renumber: HashMap<usize, usize> = HashMap::new();
+    let mut mains = Vec::new();
     let entry_of = entry_of
         .into_iter()
         .enumerate()
         .map(|(i, e)| {
-            e.unwrap_or_else(|| {
-                main.push(i);
-                main.len() - 1
+            let key = e.map_or(usize::MAX - i, |e| e);
+            *renumber.entry(key).or_insert_with(|| {
+                mains.push(e.map_or(i, |e| main[e]));
+                mains.len() - 1
             })
         })
         .collect();
-    Entries { entry_of, main }
+    Entries {
+        entry_of,
+        main: mains,
+    }
 }
 
 /// The links to emit as items, in page order, given the differ's new links `new_idx`
@@ -163,7 +201,12 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
 /// link's URL, unless that main link is chrome, has no text of its own, or is of a kind
 /// of URL that the page's entries use as secondary links more than as main links (a new
 /// node in a node directory beside a topic list whose rows link their nodes).
-pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec<usize> {
+pub fn select(
+    old: &[Link],
+    links: &[Link],
+    ctx: &[Option<Context>],
+    new_idx: &[usize],
+) -> Vec<usize> {
     let entries = group(links, ctx);
     if tracing::enabled!(tracing::Level::TRACE) {
         for (e, &m) in entries.main.iter().enumerate() {
@@ -199,6 +242,11 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
             .get(url_kind(url))
             .is_some_and(|&(mains, members)| members > mains)
     };
+    // Moved template links: a link whose text is unique on the page and was unique on the
+    // old page too, under a URL of the same shape that the new page no longer has, is the
+    // same slot with a new target (pagination "2", "Next »" pointing past the last entry),
+    // not a new entry.
+    let moved = moved_slots(old, links);
     let mut out: Vec<usize> = Vec::new();
     let mut done: HashSet<usize> = HashSet::new();
     // Every occurrence of a new URL counts: a notice linked from a header button and from
@@ -210,10 +258,9 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
         if links[m].url != links[j].url || !done.insert(e) {
             continue;
         }
-        if ctx[m]
-            .as_ref()
-            .is_some_and(|c| c.chrome || !c.has_text)
+        if ctx[m].as_ref().is_some_and(|c| c.chrome || !c.has_text)
             || facet(&links[m].url)
+            || moved.contains(links[m].text.as_str())
         {
             continue;
         }
@@ -223,10 +270,68 @@ pub fn select(links: &[Link], ctx: &[Option<Context>], new_idx: &[usize]) -> Vec
     out
 }
 
+/// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
+/// `?page=2&before=5040` have one shape.
+fn shape(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut in_digits = false;
+    for c in url.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('0');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// The texts that stand once on each page, on URLs of one shape ([`shape`]), the old URL
+/// gone from the new page.
+fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
+    let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::new();
+    for l in old {
+        let e = old_texts
+            .entry(l.text.as_str())
+            .or_insert((0, l.url.as_str()));
+        e.0 += 1;
+    }
+    let mut new_texts: HashMap<&str, usize> = HashMap::new();
+    for l in new {
+        *new_texts.entry(l.text.as_str()).or_default() += 1;
+    }
+    let new_urls: HashSet<&str> = new.iter().map(|l| l.url.as_str()).collect();
+    let candidates: Vec<&Link> = new
+        .iter()
+        .filter(|l| !l.text.is_empty() && new_texts.get(l.text.as_str()) == Some(&1))
+        .filter(|l| {
+            old_texts.get(l.text.as_str()).is_some_and(|&(count, url)| {
+                count == 1 && url != l.url && !new_urls.contains(url) && shape(url) == shape(&l.url)
+            })
+        })
+        .collect();
+    // A pager moves as a block: one lone moved link (an "Add to calendar" whose target
+    // carries a timestamp) is not taken for one.
+    let mut per_shape: HashMap<String, usize> = HashMap::new();
+    for l in &candidates {
+        *per_shape.entry(shape(&l.url)).or_default() += 1;
+    }
+    candidates
+        .into_iter()
+        .filter(|l| per_shape.get(&shape(&l.url)).is_some_and(|&c| c >= 2))
+        .map(|l| l.text.as_str())
+        .collect()
+}
+
 /// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
 fn url_kind(url: &str) -> &str {
     let after_host = url.find("://").map_or(0, |p| p + 3);
-    let path = url[after_host..].find('/').map_or(url.len(), |p| after_host + p);
+    let path = url[after_host..]
+        .find('/')
+        .map_or(url.len(), |p| after_host + p);
     let rest = &url[path..];
     let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
     match rest[1.min(rest.len())..].find('/') {

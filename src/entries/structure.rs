@@ -63,9 +63,31 @@ struct State {
 }
 
 const BLOCKS: &[&str] = &[
-    "address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form",
-    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre",
-    "section", "table", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "div",
+    "dl",
+    "fieldset",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
 ];
 
 fn fnv(seed: u64, bytes: &[u8]) -> u64 {
@@ -131,7 +153,9 @@ impl State {
             "td" | "th" => self.close_implicit(&["td", "th"], &["tr", "table"]),
             "option" => self.close_implicit(&["option"], &["select", "datalist"]),
             "a" => self.close_implicit(&["a"], &[]),
-            t if BLOCKS.contains(&t) => self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]),
+            t if BLOCKS.contains(&t) => {
+                self.close_implicit(&["p"], &["div", "td", "li", "section", "article"])
+            }
             _ => {}
         }
         let parent = self.stack.last();
@@ -169,9 +193,10 @@ impl State {
         if is_link {
             if let Some(href) = el.get_attribute("href") {
                 let path: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
-                let role = self.stack.iter().fold(FNV_SEED, |h, f| {
-                    fnv(h, &f.sig.to_le_bytes())
-                });
+                let role = self
+                    .stack
+                    .iter()
+                    .fold(FNV_SEED, |h, f| fnv(h, &f.sig.to_le_bytes()));
                 let ctx = Context {
                     path,
                     role,
@@ -310,7 +335,10 @@ mod tests {
         // the two list items are siblings with the same role
         assert_eq!(c[1].role, c[2].role);
         assert_eq!(c[1].path.len(), c[2].path.len());
-        assert_ne!(c[1].path[c[1].path.len() - 2], c[2].path[c[2].path.len() - 2]);
+        assert_ne!(
+            c[1].path[c[1].path.len() - 2],
+            c[2].path[c[2].path.len() - 2]
+        );
         assert!(c[3].heading && !c[1].heading);
         assert!(!c[4].has_text && c[3].has_text);
         assert!(c[5].has_text);

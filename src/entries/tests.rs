@@ -13,8 +13,14 @@ fn page(html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
 fn entries(html: &str) -> Vec<(String, Vec<String>)> {
     let (links, ctx) = page(html);
     let e = group(&links, &ctx);
-    let path = |i: usize| links[i].url.trim_start_matches("https://example.com").to_owned();
-    let mut out: Vec<(String, Vec<String>)> = e.main.iter().map(|&m| (path(m), Vec::new())).collect();
+    let path = |i: usize| {
+        links[i]
+            .url
+            .trim_start_matches("https://example.com")
+            .to_owned()
+    };
+    let mut out: Vec<(String, Vec<String>)> =
+        e.main.iter().map(|&m| (path(m), Vec::new())).collect();
     for (i, &k) in e.entry_of.iter().enumerate() {
         out[k].1.push(path(i));
     }
@@ -45,7 +51,14 @@ fn forum_rows_are_one_entry_each_with_the_topic_as_main() {
     assert_eq!(mains, ["/", "/about", "/t/1", "/t/2", "/t/3"]);
     assert_eq!(
         e[2].1,
-        ["/member/ann", "/t/1", "/go/dev", "/member/ann", "/member/bob", "/t/1"]
+        [
+            "/member/ann",
+            "/t/1",
+            "/go/dev",
+            "/member/ann",
+            "/member/bob",
+            "/t/1"
+        ]
     );
 }
 
@@ -63,11 +76,14 @@ fn a_bumped_thread_is_not_new_but_a_new_topic_is() {
         .iter()
         .enumerate()
         .filter(|(_, l)| {
-            l.url.ends_with("/t/4") || l.url.ends_with("/member/new") || l.url.ends_with("/member/gus") || l.url.ends_with("/member/zed")
+            l.url.ends_with("/t/4")
+                || l.url.ends_with("/member/new")
+                || l.url.ends_with("/member/gus")
+                || l.url.ends_with("/member/zed")
         })
         .map(|(i, _)| i)
         .collect();
-    let items: Vec<&str> = select(&links, &ctx, &new)
+    let items: Vec<&str> = select(&[], &links, &ctx, &new)
         .into_iter()
         .map(|i| links[i].text.as_str())
         .collect();
@@ -85,7 +101,13 @@ fn offer_cards_with_generic_texts_group_details_and_order() {
     };
     let e = entries(&format!("{}{}{}", card(1), card(2), card(3)));
     assert_eq!(e.len(), 3);
-    assert_eq!(e[0], ("/offer/1/".to_owned(), vec!["/offer/1/".to_owned(), "/order/1".to_owned()]));
+    assert_eq!(
+        e[0],
+        (
+            "/offer/1/".to_owned(),
+            vec!["/offer/1/".to_owned(), "/order/1".to_owned()]
+        )
+    );
 }
 
 #[test]
@@ -100,7 +122,10 @@ fn news_items_keep_read_more_and_comments_with_the_heading() {
     let e = entries(&format!("<main>{}{}</main>", item(1), item(2)));
     assert_eq!(e.len(), 2);
     assert_eq!(e[0].0, "/n/1");
-    assert_eq!(e[0].1, ["/cat/world", "/n/1", "/n/1", "/n/1", "/n/1/comments"]);
+    assert_eq!(
+        e[0].1,
+        ["/cat/world", "/n/1", "/n/1", "/n/1", "/n/1/comments"]
+    );
 }
 
 #[test]
@@ -120,7 +145,7 @@ fn chrome_and_image_only_links_are_not_items() {
                 <div role=navigation><a href=/r>Side</a></div>";
     let (links, ctx) = page(html);
     let all: Vec<usize> = (0..links.len()).collect();
-    let items: Vec<&str> = select(&links, &ctx, &all)
+    let items: Vec<&str> = select(&[], &links, &ctx, &all)
         .into_iter()
         .map(|i| links[i].text.as_str())
         .collect();
@@ -129,9 +154,21 @@ fn chrome_and_image_only_links_are_not_items() {
 
 #[test]
 fn a_layout_change_is_most_links_in_unknown_roles() {
-    let old = "<ul class=a>".to_owned() + &(0..20).map(|i| format!("<li><a href=/o{i}>Old {i}</a>")).collect::<String>() + "</ul>";
-    let same = "<ul class=a>".to_owned() + &(5..25).map(|i| format!("<li><a href=/o{i}>Old {i}</a>")).collect::<String>() + "</ul>";
-    let redesign = "<div class=grid>".to_owned() + &(0..20).map(|i| format!("<div class=tile><a href=/n{i}>New {i}</a></div>")).collect::<String>() + "</div>";
+    let old = "<ul class=a>".to_owned()
+        + &(0..20)
+            .map(|i| format!("<li><a href=/o{i}>Old {i}</a>"))
+            .collect::<String>()
+        + "</ul>";
+    let same = "<ul class=a>".to_owned()
+        + &(5..25)
+            .map(|i| format!("<li><a href=/o{i}>Old {i}</a>"))
+            .collect::<String>()
+        + "</ul>";
+    let redesign = "<div class=grid>".to_owned()
+        + &(0..20)
+            .map(|i| format!("<div class=tile><a href=/n{i}>New {i}</a></div>"))
+            .collect::<String>()
+        + "</div>";
     let known = roles(&page(&old).1);
     assert_eq!(layout_change(&known, &page(&same).1), None);
     assert_eq!(layout_change(&known, &page(&redesign).1), Some((20, 20)));

@@ -8,14 +8,14 @@
 //! to the top by a reply, small title edits, repeated texts ("Read more", "More", dates)
 //! with different hrefs, navigation and footer links that never change, counters and
 //! clocks, pagination links that shift, pages in GBK and Shift_JIS, 50 to 5,000 links, and
-//! one redesign.
+//! one redesign, and one half-loaded page.
 //!
 //! | site | page | links | charset |
 //! |---|---|---|---|
 //! | `forum-gbk` | topic rows: title, avatar, author, node, last replier, reply count; node directory; hot topics | ~450 | GBK |
 //! | `news` | articles: heading, "Read more" (same href), "N comments" (own href); pagination | ~170 | UTF-8 |
 //! | `shop` | offer cards with generic texts: "Details >" and "Order now >" | ~70 | UTF-8 |
-//! | `board-sjis` | dated notices | ~60 | Shift_JIS |
+//! | `board-sjis` | dated notices; version 15 is cut at 40% of its bytes | ~60 | Shift_JIS |
 //! | `biglist` | 2,500 headlines each with a "More" link of its own | ~5,000 | UTF-8 |
 //! | `redesign` | a blog index whose layout and URLs change at version 10 | ~40 | UTF-8 |
 //!
@@ -69,24 +69,87 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "market", "river", "council", "budget", "school", "storm", "festival", "report", "bridge",
-    "library", "election", "harvest", "museum", "station", "garden", "vaccine", "court",
-    "airport", "concert", "forest", "energy", "housing", "railway", "summit", "hospital",
-    "science", "football", "startup", "climate", "archive", "network", "satellite", "island",
+    "market",
+    "river",
+    "council",
+    "budget",
+    "school",
+    "storm",
+    "festival",
+    "report",
+    "bridge",
+    "library",
+    "election",
+    "harvest",
+    "museum",
+    "station",
+    "garden",
+    "vaccine",
+    "court",
+    "airport",
+    "concert",
+    "forest",
+    "energy",
+    "housing",
+    "railway",
+    "summit",
+    "hospital",
+    "science",
+    "football",
+    "startup",
+    "climate",
+    "archive",
+    "network",
+    "satellite",
+    "island",
 ];
 const ZH: &[&str] = &[
-    "程序员", "求助", "分享", "发现", "问题", "服务器", "手机", "工作", "城市", "生活",
-    "推荐", "讨论", "数据库", "键盘", "显示器", "旅行", "租房", "面试", "开源", "经验",
+    "程序员",
+    "求助",
+    "分享",
+    "发现",
+    "问题",
+    "服务器",
+    "手机",
+    "工作",
+    "城市",
+    "生活",
+    "推荐",
+    "讨论",
+    "数据库",
+    "键盘",
+    "显示器",
+    "旅行",
+    "租房",
+    "面试",
+    "开源",
+    "经验",
 ];
 const JA: &[&str] = &[
-    "お知らせ", "研修", "募集", "開催", "報告", "更新", "大会", "資料", "活動", "案内",
-    "申込", "変更", "結果", "講座", "支援",
+    "お知らせ",
+    "研修",
+    "募集",
+    "開催",
+    "報告",
+    "更新",
+    "大会",
+    "資料",
+    "活動",
+    "案内",
+    "申込",
+    "変更",
+    "結果",
+    "講座",
+    "支援",
 ];
 
 /// A title of `lo..=hi` words.
 fn title(rng: &mut Rng, words: &[&str], lo: usize, hi: usize, sep: &str) -> String {
     let n = rng.range(lo, hi);
-    (0..n).map(|_| *rng.pick(words)).collect::<Vec<_>>().join(sep)
+    (0..n)
+        .map(|_| *rng.pick(words))
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 /// One version of a page: its HTML and its links `(path, text)` in page order.
@@ -154,7 +217,11 @@ fn head(p: &mut Page, charset: &str, title: &str, nav: &[(&str, &str)]) {
 
 fn foot(p: &mut Page, rng: &mut Rng, version: usize) {
     p.raw("<footer><ul class=\"links\">");
-    for (path, text) in [("/about", "About"), ("/contact", "Contact"), ("/privacy", "Privacy")] {
+    for (path, text) in [
+        ("/about", "About"),
+        ("/contact", "Contact"),
+        ("/privacy", "Privacy"),
+    ] {
         p.raw("<li>");
         p.a(path, "", text);
         p.raw("</li>");
@@ -174,7 +241,11 @@ fn foot(p: &mut Page, rng: &mut Rng, version: usize) {
 fn pagination(p: &mut Page, last_id: usize) {
     p.raw("<div class=\"pager\">");
     for page in 2..=4 {
-        p.a(&format!("/?page={page}&before={last_id}"), "page", &page.to_string());
+        p.a(
+            &format!("/?page={page}&before={last_id}"),
+            "page",
+            &page.to_string(),
+        );
         p.raw(" ");
     }
     p.a(&format!("/?page=2&before={last_id}"), "next", "Next »");
@@ -194,7 +265,9 @@ struct Topic {
 }
 
 fn forum(rng: &mut Rng, versions: usize) -> Vec<Version> {
-    let nodes: Vec<String> = (0..40).map(|i| format!("{}{i}", ZH[i % ZH.len()])).collect();
+    let nodes: Vec<String> = (0..40)
+        .map(|i| format!("{}{i}", ZH[i % ZH.len()]))
+        .collect();
     let mut next_id = 1000;
     let mut next_user = 0;
     let mut new_topic = |rng: &mut Rng, next_user: &mut usize| {
@@ -241,7 +314,12 @@ fn forum(rng: &mut Rng, versions: usize) -> Vec<Version> {
             topics.truncate(60);
         }
         let mut p = Page::default();
-        head(&mut p, "gbk", "论坛", &[("/", "首页"), ("/recent", "最近"), ("/nodes", "节点")]);
+        head(
+            &mut p,
+            "gbk",
+            "论坛",
+            &[("/", "首页"), ("/recent", "最近"), ("/nodes", "节点")],
+        );
         p.raw("<div id=\"Main\"><div class=\"box\">");
         for t in &topics {
             p.raw("<div class=\"cell item\"><table><tr><td>");
@@ -256,9 +334,17 @@ fn forum(rng: &mut Rng, versions: usize) -> Vec<Version> {
             p.raw("</span><span class=\"topic_info\">");
             p.a(&format!("/go/n{}", t.node), "node", &nodes[t.node]);
             p.raw(" • <strong>");
-            p.a(&format!("/member/u{}", t.author), "", &format!("u{}", t.author));
+            p.a(
+                &format!("/member/u{}", t.author),
+                "",
+                &format!("u{}", t.author),
+            );
             p.raw("</strong> • 最后回复来自 <strong>");
-            p.a(&format!("/member/u{}", t.replier), "", &format!("u{}", t.replier));
+            p.a(
+                &format!("/member/u{}", t.replier),
+                "",
+                &format!("u{}", t.replier),
+            );
             p.raw("</strong></span></td><td>");
             p.a(&format!("/t/{}", t.id), "count", &t.replies.to_string());
             p.raw("</td></tr></table></div>");
@@ -316,7 +402,12 @@ fn news(rng: &mut Rng, versions: usize) -> Vec<Version> {
             items.truncate(40);
         }
         let mut p = Page::default();
-        head(&mut p, "utf-8", "Daily News", &[("/", "Home"), ("/world", "World"), ("/sport", "Sport")]);
+        head(
+            &mut p,
+            "utf-8",
+            "Daily News",
+            &[("/", "Home"), ("/world", "World"), ("/sport", "Sport")],
+        );
         p.raw("<main><section class=\"stories\">");
         for (id, t, comments) in &items {
             p.raw("<article class=\"story\"><p class=\"date\">2026-01-01</p><h2>");
@@ -324,7 +415,11 @@ fn news(rng: &mut Rng, versions: usize) -> Vec<Version> {
             p.raw("</h2><p>A summary of the story.</p>");
             p.a(&format!("/n/{id}"), "more", "Read more");
             p.raw(" ");
-            p.a(&format!("/n/{id}/comments"), "comments", &format!("{comments} comments"));
+            p.a(
+                &format!("/n/{id}/comments"),
+                "comments",
+                &format!("{comments} comments"),
+            );
             p.raw("</article>");
         }
         p.raw("</section>");
@@ -357,7 +452,12 @@ fn shop(rng: &mut Rng, versions: usize) -> Vec<Version> {
             }
         }
         let mut p = Page::default();
-        head(&mut p, "utf-8", "Offers", &[("/", "Shop"), ("/cart", "Cart")]);
+        head(
+            &mut p,
+            "utf-8",
+            "Offers",
+            &[("/", "Shop"), ("/cart", "Cart")],
+        );
         p.raw("<div class=\"cards\">");
         for (id, price) in &cards {
             let variant = if id % 3 == 0 { " card--hot" } else { "" };
@@ -370,7 +470,11 @@ fn shop(rng: &mut Rng, versions: usize) -> Vec<Version> {
             );
             p.a(&format!("/offer/server-{id}/"), "details", "Details >");
             p.raw("</div><div class=\"card--footer\">");
-            p.a(&format!("/order?product={}", id * 7), "button", "Order now >");
+            p.a(
+                &format!("/order?product={}", id * 7),
+                "button",
+                "Order now >",
+            );
             p.raw("</div></div>");
         }
         p.raw("</div>");
@@ -401,19 +505,42 @@ fn board(rng: &mut Rng, versions: usize) -> Vec<Version> {
             notices.truncate(50);
         }
         let mut p = Page::default();
-        head(&mut p, "shift_jis", "お知らせ", &[("/", "トップ"), ("/about", "概要")]);
+        head(
+            &mut p,
+            "shift_jis",
+            "お知らせ",
+            &[("/", "トップ"), ("/about", "概要")],
+        );
         p.raw("<div class=\"notices\"><ul>");
         for (id, t) in &notices {
-            let _ = write!(p.html, "<li><span class=\"date\">2026/01/{:02}</span> ", id % 28 + 1);
+            let _ = write!(
+                p.html,
+                "<li><span class=\"date\">2026/01/{:02}</span> ",
+                id % 28 + 1
+            );
             p.a(&format!("/notice/{id}"), "", t);
             p.raw("</li>");
         }
         p.raw("</ul></div>");
         foot(&mut p, rng, v);
-        out.push(p.done());
+        let mut version = p.done();
+        if v == TRUNCATED_AT {
+            // a half-loaded page: cut at 40% (at a char boundary), its links cut too
+            let mut cut = version.html.len() * 2 / 5;
+            while !version.html.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            version.html.truncate(cut);
+            let shown = version.html.matches("<a ").count();
+            version.links.truncate(shown.saturating_sub(1));
+        }
+        out.push(version);
     }
     out
 }
+
+/// The version of `board-sjis` that comes back half-loaded.
+pub const TRUNCATED_AT: usize = 15;
 
 fn biglist(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 0;
@@ -490,7 +617,11 @@ fn redesign(rng: &mut Rng, versions: usize) -> Vec<Version> {
                    <div class=\"topbar\"><div class=\"brand\">");
             p.a("/v2/", "", "My Blog");
             p.raw("</div><div class=\"tabs\">");
-            for (path, text) in [("/v2/archive", "Archive"), ("/v2/topics", "Topics"), ("/v2/feed", "Feed")] {
+            for (path, text) in [
+                ("/v2/archive", "Archive"),
+                ("/v2/topics", "Topics"),
+                ("/v2/feed", "Feed"),
+            ] {
                 p.raw("<span class=\"tab\">");
                 p.a(path, "", text);
                 p.raw("</span>");
@@ -554,13 +685,18 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
             let (bytes, _, _) = encoding.encode(&version.html);
             write(&site_dir.join(&file), &bytes)?;
             snapshots.push(json!({"file": file}));
-            let links: Vec<(String, String)> =
-                version.links.iter().map(|(p, t)| (abs(p), t.clone())).collect();
+            let links: Vec<(String, String)> = version
+                .links
+                .iter()
+                .map(|(p, t)| (abs(p), t.clone()))
+                .collect();
             if v > 0 {
                 let mut reported = HashSet::new();
                 let new: Vec<_> = links
                     .iter()
-                    .filter(|(h, t)| !seen.contains(h) && !t.is_empty() && reported.insert(h.clone()))
+                    .filter(|(h, t)| {
+                        !seen.contains(h) && !t.is_empty() && reported.insert(h.clone())
+                    })
                     .map(|(h, t)| json!({"href": h, "text": t}))
                     .collect();
                 pairs.push(json!({"prev": prev, "cur": file, "new": new}));
