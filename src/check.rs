@@ -77,6 +77,10 @@ pub struct CheckReport {
 
 /// Analyses a page against the watch's stored state. Reads the store, never writes it.
 /// An `Err` is a user-facing reason why the page cannot be used.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the steps of DESIGN 1 in order, each a few lines"
+)]
 pub fn analyse(
     store: &Store,
     watch: &Watch,

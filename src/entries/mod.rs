@@ -141,14 +141,31 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
                 .unwrap_or((m, m));
             let e = main.len();
             main.push(m);
-            for i in range.0..=range.1 {
-                if entry_of[i].is_none() {
-                    entry_of[i] = Some(e);
+            for (i, slot) in entry_of
+                .iter_mut()
+                .enumerate()
+                .take(range.1 + 1)
+                .skip(range.0)
+            {
+                if slot.is_none() {
+                    *slot = Some(e);
                     grouped.insert(i);
                 }
             }
         }
     }
+    attach_labels(&roles, ctx, entry_of, &main)
+}
+
+/// The last steps of [`group`]: repeated labels of flat lists join their title's entry;
+/// entries are numbered in page order; links left over stand alone.
+fn attach_labels(
+    roles: &HashMap<u64, RoleStat<'_>>,
+    ctx: &[Option<Context>],
+    mut entry_of: Vec<Option<usize>>,
+    main: &[usize],
+) -> Entries {
+    let n = entry_of.len();
     // Flat lists (`<a>Title</a> <a>More</a><br>` in one cell): a link whose role is a
     // repeated label (at least three links, one text) and that stands alone joins the
     // entry of the link right before it when both have the same parent element.
@@ -163,7 +180,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         let label = roles
             .get(&ci.role)
             .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
-        let alone = entry_of[i].is_none_or(|e| size[e] == 1);
+        let alone = entry_of[i].map_or(true, |e| size[e] == 1);
         let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
         if label && alone && parent(ci) == parent(cp) {
             if let Some(e) = entry_of[i - 1] {

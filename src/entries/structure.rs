@@ -154,7 +154,7 @@ impl State {
             "option" => self.close_implicit(&["option"], &["select", "datalist"]),
             "a" => self.close_implicit(&["a"], &[]),
             t if BLOCKS.contains(&t) => {
-                self.close_implicit(&["p"], &["div", "td", "li", "section", "article"])
+                self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]);
             }
             _ => {}
         }
@@ -230,6 +230,9 @@ impl State {
     }
 }
 
+/// How far ahead of the last paired anchor [`contexts`] looks for the next link.
+const LOOK_AHEAD: usize = 64;
+
 /// Decodes the character references that occur in real hrefs (`&amp;` above all).
 fn decode_href(h: &str) -> String {
     if !h.contains('&') {
@@ -298,7 +301,6 @@ pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Contex
         .collect();
     // Pair in order: the extractor keeps a subsequence of the anchors (it drops hidden,
     // empty and non-http ones), so a greedy forward match with a look-ahead finds them.
-    const LOOK_AHEAD: usize = 64;
     let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
     let mut cursor = 0;
     links

@@ -152,23 +152,34 @@ fn chrome_and_image_only_links_are_not_items() {
     assert_eq!(items, ["Notice one", "Notice two"]);
 }
 
+fn list(range: std::ops::Range<u32>, item: &str, open: &str, close: &str) -> String {
+    let mut s = open.to_owned();
+    for i in range {
+        s.push_str(&item.replace("{i}", &i.to_string()));
+    }
+    s + close
+}
+
 #[test]
 fn a_layout_change_is_most_links_in_unknown_roles() {
-    let old = "<ul class=a>".to_owned()
-        + &(0..20)
-            .map(|i| format!("<li><a href=/o{i}>Old {i}</a>"))
-            .collect::<String>()
-        + "</ul>";
-    let same = "<ul class=a>".to_owned()
-        + &(5..25)
-            .map(|i| format!("<li><a href=/o{i}>Old {i}</a>"))
-            .collect::<String>()
-        + "</ul>";
-    let redesign = "<div class=grid>".to_owned()
-        + &(0..20)
-            .map(|i| format!("<div class=tile><a href=/n{i}>New {i}</a></div>"))
-            .collect::<String>()
-        + "</div>";
+    let old = list(
+        0..20,
+        "<li><a href=/o{i}>Old {i}</a>",
+        "<ul class=a>",
+        "</ul>",
+    );
+    let same = list(
+        5..25,
+        "<li><a href=/o{i}>Old {i}</a>",
+        "<ul class=a>",
+        "</ul>",
+    );
+    let redesign = list(
+        0..20,
+        "<div class=tile><a href=/n{i}>New {i}</a></div>",
+        "<div class=grid>",
+        "</div>",
+    );
     let known = roles(&page(&old).1);
     assert_eq!(layout_change(&known, &page(&same).1), None);
     assert_eq!(layout_change(&known, &page(&redesign).1), Some((20, 20)));

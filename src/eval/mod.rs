@@ -191,7 +191,7 @@ pub fn run(dir: &Path, opts: &Options<'_>, out: &mut dyn Write) -> Result<(), Er
     );
     for site in sites
         .iter()
-        .filter(|s| opts.site.is_none_or(|f| s.name.contains(f)))
+        .filter(|s| opts.site.map_or(true, |f| s.name.contains(f)))
     {
         let arrays = site_links(site)?;
         for (k, &m) in methods.iter().enumerate() {

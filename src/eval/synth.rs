@@ -676,7 +676,7 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
             .expect("invariant: the built-in charsets are known");
         let base = url::Url::parse(url).expect("invariant: the built-in URLs parse");
         let abs = |path: &str| base.join(path).map(String::from).unwrap_or_default();
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut known_urls: HashSet<String> = HashSet::new();
         let mut pairs = Vec::new();
         let mut snapshots = Vec::new();
         let mut prev = String::new();
@@ -695,13 +695,13 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
                 let new: Vec<_> = links
                     .iter()
                     .filter(|(h, t)| {
-                        !seen.contains(h) && !t.is_empty() && reported.insert(h.clone())
+                        !known_urls.contains(h) && !t.is_empty() && reported.insert(h.clone())
                     })
                     .map(|(h, t)| json!({"href": h, "text": t}))
                     .collect();
                 pairs.push(json!({"prev": prev, "cur": file, "new": new}));
             }
-            seen.extend(links.into_iter().map(|(h, _)| h));
+            known_urls.extend(links.into_iter().map(|(h, _)| h));
             prev = file;
         }
         let meta = json!({"slug": name, "url": url, "declared_charset": charset,
