@@ -194,3 +194,73 @@ fn grouping_never_panics_on_mismatched_contexts() {
     let e = group(&links, &[None, None]);
     assert_eq!(e.main, [0, 1]);
 }
+
+// The proptest version of `fuzz/fuzz_targets/extract.rs`: pages built from fragments that
+// real list pages are made of, nested and cut anywhere.
+const FRAGMENTS: &[&str] = &[
+    "<ul>",
+    "</ul>",
+    "<li>",
+    "</li>",
+    "<div class='cell item'>",
+    "<div class=card>",
+    "</div>",
+    "<table><tr><td>",
+    "<td>",
+    "</td></tr></table>",
+    "<nav>",
+    "</nav>",
+    "<footer>",
+    "<h2>",
+    "</h2>",
+    "<p>",
+    "<br>",
+    "<a href=/t/1>Topic one</a>",
+    "<a href=/t/2 class=t>Topic two</a>",
+    "<a href=/member/x>x</a>",
+    "<a href='/q?a=1&amp;b=2'>Read more</a>",
+    "<a href=#top>top</a>",
+    "<a href=/img><img alt=pic></a>",
+    "<a href=/n/",
+    "1>",
+    "News</a>",
+    "<a href=/t/1>",
+    "</a>",
+    "<span>",
+    "</span>",
+    "<base href=/sub/>",
+    "<script>var a='<a href=/js>x</a>'</script>",
+    "<div hidden><a href=/h>hidden</a></div>",
+    "<area href=/map alt=map>",
+    "text ",
+    "&amp;",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn grouping_and_selection_hold_their_invariants(
+        parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..80),
+        old_parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..40),
+    ) {
+        let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        let old_html: String = old_parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        let (links, ctx) = page(&html);
+        let (old, _) = page(&old_html);
+        proptest::prop_assert_eq!(ctx.len(), links.len());
+        let e = group(&links, &ctx);
+        proptest::prop_assert_eq!(e.entry_of.len(), links.len());
+        for &k in &e.entry_of {
+            proptest::prop_assert_eq!(e.entry_of[e.main[k]], k);
+        }
+        let all: Vec<usize> = (0..links.len()).collect();
+        let items = select(&old, &links, &ctx, &all);
+        proptest::prop_assert!(items.windows(2).all(|w| w[0] < w[1]));
+        for &i in &items {
+            proptest::prop_assert!(ctx[i].as_ref().map_or(true, |c| !c.chrome && c.has_text));
+        }
+        // every link the extractor kept is located by the structural pass
+        proptest::prop_assert!(ctx.iter().all(Option::is_some));
+    }
+}
