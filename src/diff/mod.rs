@@ -209,12 +209,18 @@ fn diff_impl(
     } else {
         (0, 0)
     };
-    let old_mid = &old[pre..old.len() - suf];
-    let new_mid = &new[pre..new.len() - suf];
-    let in_old: HashSet<u32> = old.iter().copied().collect();
+    // Dense symbol numbers: the sets and counts below are arrays, not hash tables (the
+    // hashing was most of the cost at n = 1,000).
+    let (old_d, new_d, alphabet) = lcs::dense(old, new);
+    let mut in_old = vec![false; alphabet];
+    for &x in &old_d {
+        in_old[x as usize] = true;
+    }
+    let old_mid = &old_d[pre..old.len() - suf];
+    let new_mid = &new_d[pre..new.len() - suf];
     let classify = |unmatched_mid: &[usize], outcome: &mut DiffOutcome| {
         for &j in unmatched_mid {
-            if in_old.contains(&new_mid[j]) {
+            if in_old[new_mid[j] as usize] {
                 outcome.moved.push(pre + j);
             } else {
                 outcome.inserted.push(pre + j);
@@ -223,14 +229,14 @@ fn diff_impl(
     };
 
     let m = old_mid.len().min(new_mid.len());
-    let u = multiset_intersection(old_mid, new_mid);
+    let u = multiset_intersection(old_mid, new_mid, alphabet);
     let table = if (m - u + 1).saturating_mul(m) > limits.work {
         None
     } else {
         LcsTable::build(old_mid, new_mid, limits.cells)
     };
     let Some(table) = table else {
-        let (paired, unpaired) = multiset_difference(old_mid, new_mid);
+        let (paired, unpaired) = multiset_difference(old_mid, new_mid, alphabet);
         let mut outcome = DiffOutcome {
             lcs_len: pre + suf + paired,
             fallback: true,
@@ -251,7 +257,7 @@ fn diff_impl(
         let unmatched = lcs::unmatched(pairs.iter().map(|&(_, j)| j), new_mid.len());
         let present = unmatched
             .iter()
-            .filter(|&&j| in_old.contains(&new_mid[j]))
+            .filter(|&&j| in_old[new_mid[j] as usize])
             .count();
         best = Some((present, unmatched));
         ControlFlow::Break(())
@@ -280,41 +286,41 @@ fn common_affixes(a: &[u32], b: &[u32]) -> (usize, usize) {
     (pre, suf)
 }
 
-/// The size of the multiset intersection of `a` and `b`: an upper bound of their LCS
-/// length.
-fn multiset_intersection(a: &[u32], b: &[u32]) -> usize {
-    let mut counts: HashMap<u32, usize> = HashMap::new();
+/// The size of the multiset intersection of `a` and `b` (symbols below `alphabet`): an
+/// upper bound of their LCS length.
+fn multiset_intersection(a: &[u32], b: &[u32], alphabet: usize) -> usize {
+    let mut counts = vec![0u32; alphabet];
     for &x in a {
-        *counts.entry(x).or_default() += 1;
+        counts[x as usize] += 1;
     }
     let mut common = 0;
-    for x in b {
-        if let Some(c) = counts.get_mut(x) {
-            if *c > 0 {
-                *c -= 1;
-                common += 1;
-            }
+    for &x in b {
+        let c = &mut counts[x as usize];
+        if *c > 0 {
+            *c -= 1;
+            common += 1;
         }
     }
     common
 }
 
 /// Pairs each element of `new`, in order, with an unpaired equal element of `old` if one
-/// is left. Returns the number paired and the indices of `new` left unpaired, increasing.
-fn multiset_difference(old: &[u32], new: &[u32]) -> (usize, Vec<usize>) {
-    let mut counts: HashMap<u32, usize> = HashMap::new();
+/// is left (symbols below `alphabet`). Returns the number paired and the indices of `new`
+/// left unpaired, increasing.
+fn multiset_difference(old: &[u32], new: &[u32], alphabet: usize) -> (usize, Vec<usize>) {
+    let mut counts = vec![0u32; alphabet];
     for &x in old {
-        *counts.entry(x).or_default() += 1;
+        counts[x as usize] += 1;
     }
     let mut paired = 0;
     let mut unpaired = Vec::new();
-    for (j, x) in new.iter().enumerate() {
-        match counts.get_mut(x) {
-            Some(c) if *c > 0 => {
-                *c -= 1;
-                paired += 1;
-            }
-            _ => unpaired.push(j),
+    for (j, &x) in new.iter().enumerate() {
+        let c = &mut counts[x as usize];
+        if *c > 0 {
+            *c -= 1;
+            paired += 1;
+        } else {
+            unpaired.push(j);
         }
     }
     (paired, unpaired)
