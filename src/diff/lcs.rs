@@ -516,7 +516,12 @@ const DENSE_FACTOR: usize = 4;
 /// `of` and `by` as dense symbol numbers `0..alphabet` (equal keys, equal numbers), and
 /// the alphabet size. Interned keys pass through as they are, without hashing.
 pub(crate) fn dense(of: &[u32], by: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
-    let max = of.iter().chain(by).copied().max().map_or(0, |m| m as usize + 1);
+    let max = of
+        .iter()
+        .chain(by)
+        .copied()
+        .max()
+        .map_or(0, |m| m as usize + 1);
     if max <= DENSE_FACTOR * (of.len() + by.len()) + 64 {
         return (of.to_vec(), by.to_vec(), max);
     }

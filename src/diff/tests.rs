@@ -358,15 +358,14 @@ fn identical_and_empty_arrays() {
 }
 
 #[test]
-fn unrelated_large_pages_fall_back() {
+fn unrelated_large_pages_are_cheap() {
     let old: Vec<u32> = (0..10_000).collect();
     let new: Vec<u32> = (10_000..20_000).collect();
     let out = diff_keys(&old, &new, DEFAULT_MAX_ALIGNMENTS);
-    assert!(out.fallback);
+    // nothing in common: every element is set aside, no table is built
     assert_eq!(out.inserted, (0..10_000).collect::<Vec<_>>());
     assert!(out.moved.is_empty());
     assert_eq!(out.lcs_len, 0);
-    assert_eq!(out.alignments_examined, 0);
 }
 
 #[test]
