@@ -17,7 +17,7 @@ fn page(first: usize, n: usize) -> String {
     for i in (first..first + n).rev() {
         let _ = write!(
             s,
-            "<li class=\"entry\"><span class=\"date\">2026-11-{:02}</span> <a href=\"/notice/{i}.html\" title=\"Notice {i}\">Notice number {i} about the weekly meeting schedule</a> <a href=\"/notice/{i}.html#more\">Read more</a> <p>A short summary of notice {i} so that the page weighs what real pages weigh.</p></li>",
+            "<li class=\"entry\"><span class=\"date\">2026-11-{:02}</span> <a href=\"/notice/{i}.html\" title=\"Notice {i}\">Notice number {i} about the weekly meeting schedule</a> <a href=\"/notice/{i}.html#more\">Read more</a> <p>A short summary of notice {i} so that the page weighs what real pages weigh, with a second sentence that carries on for a while longer. Dates, places and whom to ask are on the notice.</p></li>",
             i % 28 + 1
         );
     }

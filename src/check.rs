@@ -46,7 +46,7 @@ pub struct Changed {
     pub links: Vec<Link>,
     /// New items, in page order (top first).
     pub new_items: Vec<Item>,
-    /// URLs on the page not yet remembered as seen.
+    /// URLs of the previous page that are gone from this one: remembered as seen.
     pub seen_urls: Vec<String>,
     /// The first successful check: it sets the baseline and emits nothing.
     pub baseline: bool,
@@ -88,7 +88,6 @@ pub fn analyse(
     input: &PageInput<'_>,
     now: i64,
 ) -> Result<Result<Analysis, String>, StoreError> {
-    let _ = now;
     if input.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Err("the page is empty".into()));
     }
@@ -131,14 +130,19 @@ pub fn analyse(
     };
     let old_urls: std::collections::HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
 
-    // Selective extraction: a URL this watch saw before is never new again.
+    // Selective extraction: a URL this watch saw before is never new again. The URLs
+    // ever seen are those on the last page plus those that left a page before (the
+    // store's seen set), so the set grows with departures, not with page size.
     let seen_err = std::cell::RefCell::new(None);
-    let is_seen = |l: &Link| match store.is_seen(&watch.id, &l.url) {
-        Ok(s) => s,
-        Err(e) => {
-            seen_err.borrow_mut().get_or_insert(e);
-            true
-        }
+    let is_seen = |l: &Link| {
+        old_urls.contains(l.url.as_str())
+            || match store.is_seen(&watch.id, &l.url) {
+                Ok(s) => s,
+                Err(e) => {
+                    seen_err.borrow_mut().get_or_insert(e);
+                    true
+                }
+            }
     };
     let new_idx = if baseline {
         Vec::new()
@@ -180,10 +184,13 @@ pub fn analyse(
             }
         })
         .collect();
+    // URLs that leave the page join the seen set.
+    let new_urls: std::collections::HashSet<&str> =
+        page.links.iter().map(|l| l.url.as_str()).collect();
     let mut seen_urls: Vec<String> = Vec::new();
     let mut added = std::collections::HashSet::new();
-    for l in &page.links {
-        if !old_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
+    for l in &old {
+        if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
             seen_urls.push(l.url.clone());
         }
     }

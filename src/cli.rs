@@ -156,7 +156,14 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     if let Command::Serve = cli.command {
         return crate::app::serve_blocking(config);
     }
-    let app = App::open(config)?;
+    let app = match App::open(config.clone()) {
+        Ok(app) => app,
+        // `serve` holds the store: ask it instead.
+        Err(crate::app::AppError::Store(crate::store::StoreError::Locked { .. })) => {
+            return crate::remote::run(&config, cli.command, out).block();
+        }
+        Err(e) => return Err(e.into()),
+    };
     match cli.command {
         Command::Add {
             url,

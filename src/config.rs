@@ -327,8 +327,11 @@ impl RawConfig {
         }
 
         let max_items = self.feed.max_items.unwrap_or(DEFAULT_MAX_ITEMS);
-        if max_items == 0 {
-            return Err(bad("feed.max_items", "must be greater than 0".into()));
+        if max_items == 0 || max_items as u64 > crate::store::ITEMS_KEPT {
+            return Err(bad(
+                "feed.max_items",
+                format!("must be between 1 and {}", crate::store::ITEMS_KEPT),
+            ));
         }
         for (i, w) in self.watch.iter().enumerate() {
             if let Some(d) = w.depth {

@@ -6,6 +6,7 @@
 //! selective extraction → one atomic commit ([`store`]). The [`schedule`] decides when
 //! each watch is checked; [`server`] and [`cli`] are the two front doors.
 
+pub mod alloc;
 pub mod app;
 pub mod check;
 pub mod cli;
@@ -19,6 +20,7 @@ pub mod fetch;
 pub mod metrics;
 pub mod model;
 pub mod offline;
+pub mod remote;
 pub mod render;
 pub mod schedule;
 pub mod server;

@@ -140,3 +140,115 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     dedup.dedup();
     assert_eq!(dedup.len(), after.len(), "no item twice");
 }
+
+#[tokio::test]
+async fn sigterm_shuts_down_cleanly_and_keeps_data() {
+    let site = Site::start(&[("A", "/a")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let client = reqwest::Client::new();
+    let mut server = start(dir.path()).await;
+    let w: serde_json::Value = client
+        .post(format!("{}/api/watches", server.base))
+        .json(&serde_json::json!({"url": site.url()}))
+        .send()
+        .await
+        .expect("add")
+        .json()
+        .await
+        .expect("json");
+    let id = w["id"].as_str().expect("id").to_owned();
+    let status = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(status.success());
+    let mut exited = None;
+    for _ in 0..100 {
+        if let Some(s) = server.child.try_wait().expect("try_wait") {
+            exited = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let exited = exited.expect("sitefeed serve exits on SIGTERM within 5 s");
+    assert!(exited.success(), "clean exit, got {exited:?}");
+    drop(server);
+    let server = start(dir.path()).await;
+    let resp = client
+        .get(format!("{}/api/watches/{id}", server.base))
+        .send()
+        .await
+        .expect("show");
+    assert_eq!(resp.status(), 200, "the watch survives a clean restart");
+}
+
+fn cli(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .arg("--config")
+        .arg(dir.join("sitefeed.toml"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run sitefeed")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn store_commands_go_through_a_running_server() {
+    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let _server = start(dir.path()).await;
+    let d = dir.path().to_path_buf();
+    let url = site.url();
+    let (add, again, list, bad) = tokio::task::spawn_blocking(move || {
+        (
+            cli(&d, &["add", &url]),
+            cli(&d, &["add", &url]),
+            cli(&d, &["list"]),
+            cli(&d, &["add", "ftp://x/"]),
+        )
+    })
+    .await
+    .expect("cli");
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    let line = String::from_utf8_lossy(&add.stdout).to_string();
+    let id = line.split('\t').next().expect("id").to_owned();
+    assert!(line.trim_end().ends_with("added"), "{line}");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with(&format!("{id}\t")));
+    assert!(String::from_utf8_lossy(&again.stdout)
+        .trim_end()
+        .ends_with("exists"));
+    assert!(String::from_utf8_lossy(&list.stdout).contains(&id));
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "bad input stays exit 2 through the server"
+    );
+
+    // A check before the page changes: the baseline (or, if the scheduler set it
+    // already, an unchanged page). Then C appears and the next check reports it.
+    let d = dir.path().to_path_buf();
+    let id2 = id.clone();
+    let before = tokio::task::spawn_blocking(move || cli(&d, &["check", &id2]))
+        .await
+        .expect("cli");
+    assert!(
+        before.status.success(),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    assert!(before.stdout.is_empty());
+    site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    let d = dir.path().to_path_buf();
+    let (check, remove) =
+        tokio::task::spawn_blocking(move || (cli(&d, &["check", &id]), cli(&d, &["remove", &id])))
+            .await
+            .expect("cli");
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("\"title\":\"C\""), "{out}");
+    assert!(remove.status.success());
+}

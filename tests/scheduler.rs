@@ -93,3 +93,27 @@ async fn failing_watches_back_off_and_do_not_block_others() {
     // One failure: twice the usual interval.
     assert_eq!(b.next_check, t0 + 7200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checks_never_exceed_the_global_concurrency_cap() {
+    let site = Site::start(&[("A", "/a")]).await;
+    site.state.lock().expect("site lock").delay = std::time::Duration::from_millis(100);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| c.fetch.global_concurrency = 2);
+    for n in 0..6 {
+        app.add_watch(&NewWatch {
+            url: format!("{}?n={n}", site.url()),
+            ..Default::default()
+        })
+        .expect("add");
+    }
+    let runner = Runner::new(app.clone());
+    assert_eq!(runner.dispatch(clock.now()).await, 6);
+    runner.wait_idle().await;
+    let s = site.state.lock().expect("site lock");
+    assert_eq!(s.requests, 6);
+    assert_eq!(
+        s.max_in_flight, 2,
+        "two at a time: no more, and the cap is used"
+    );
+}

@@ -23,7 +23,7 @@
 //! * Speed: a selector that tests attributes makes lol_html read the attributes of every
 //!   tag it may apply to, and the hidden test (`[hidden], [style*=...]`) applies to all of
 //!   them, which costs about a third of the pass. It is registered only when a quick scan
-//!   of the page ([`may_hide`]) finds something that could hide an element. The fixed
+//!   of the page (`may_hide`) finds something that could hide an element. The fixed
 //!   selectors otherwise name tags only, and handlers test attributes themselves.
 //! * Text chunks arrive raw (entities undecoded) and a text node may be split into
 //!   several chunks, even inside an entity; a node is decoded as a whole once its last
@@ -51,12 +51,55 @@ pub const MAX_TEXT_BYTES: usize = 2048;
 /// Raw text gathered for one link stops growing here (a runaway unclosed `<a>`).
 const MAX_RAW_TEXT_BYTES: usize = 64 * 1024;
 
-/// Elements whose start (and end) separates words in rendered text (`innerText`), so
+/// Elements whose start or end separates words in rendered text (`innerText`), so
 /// `<a><div>Title</div><div>2024-01-01</div></a>` reads "Title 2024-01-01", not
 /// "Title2024-01-01".
-const BREAKING_ELEMENTS: &str = "br, p, div, li, dt, dd, tr, td, th, h1, h2, h3, h4, h5, h6, \
-     ul, ol, dl, table, section, article, header, footer, aside, nav, blockquote, figure, \
-     figcaption, address, pre, hr, main";
+const BREAKING_ELEMENTS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "td",
+    "th",
+    "tr",
+    "ul",
+];
+
+/// How long one extraction may take before it gives up (checked between slices of the
+/// input). Real pages take milliseconds; only hostile markup (say, a million unclosed
+/// elements followed by a million stray end tags, which costs lol_html quadratic time)
+/// comes near.
+const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// The input is handed to lol_html in slices of this size, between which the time
+/// budget is checked.
+const SLICE_BYTES: usize = 16 * 1024;
+/// The memory lol_html may use for its stack of open elements and for a token cut by
+/// the end of a slice.
+const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
 
 const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -89,9 +132,8 @@ struct State {
     aria_hidden: u32,
     /// Open `<svg>` elements (whose `<title>` is not the page's).
     svg: u32,
-    /// Open elements that match the user's selector.
-    selected: u32,
-    has_selector: bool,
+    /// Open elements that match the user's selector; `None` without a selector.
+    selected: Option<u32>,
     /// Start offset of a void element (`<area>`) that the user's selector matched, or
     /// that is itself hidden: void elements have no end tag to undo a count with.
     void_selected_at: Option<usize>,
@@ -101,6 +143,10 @@ struct State {
     text: String,
     text_a11y: String,
     alt: String,
+    /// Where the last text of the open link ended in the source, and whether a text
+    /// node is being read: markup between two text nodes of a link may break words.
+    text_end: Option<usize>,
+    in_node: bool,
     /// Raw text of the current text node, when it has to be decoded as a whole.
     node: String,
     title: Option<String>,
@@ -154,7 +200,7 @@ impl State {
         }
     }
 
-    fn on_text(&mut self, chunk: &TextChunk<'_>) {
+    fn on_text(&mut self, chunk: &TextChunk<'_>, html: &str) {
         let decode = match chunk.text_type() {
             TextType::Data | TextType::RCData => true,
             TextType::CDataSection => false,
@@ -169,12 +215,25 @@ impl State {
             }
             return;
         }
+        if sink == Sink::Link && !s.is_empty() {
+            let at = chunk.source_location().bytes();
+            if !self.in_node {
+                self.in_node = true;
+                let gap = self.text_end.and_then(|end| html.get(end..at.start));
+                if gap.is_some_and(breaks_words) {
+                    self.text.push(' ');
+                    self.text_a11y.push(' ');
+                }
+            }
+            self.text_end = Some(at.end);
+        }
         if self.node.is_empty() && (!decode || !s.contains('&')) {
             self.append(sink, s, false);
         } else if self.node.len() < MAX_RAW_TEXT_BYTES {
             self.node.push_str(s);
         }
         if last {
+            self.in_node = false;
             self.flush_node(sink);
         }
     }
@@ -188,15 +247,6 @@ impl State {
         self.append(sink, &node, true);
         self.node = node;
         self.node.clear();
-    }
-
-    /// A word break in the open link's text (`<br>`, block elements).
-    fn space(&mut self) {
-        if self.in_visible_link() && !self.title_open {
-            self.flush_node(Sink::Link);
-            self.text.push(' ');
-            self.text_a11y.push(' ');
-        }
     }
 
     fn open_link(&mut self, href: Option<String>, label: Option<String>) -> u32 {
@@ -242,6 +292,8 @@ impl State {
         self.text.clear();
         self.text_a11y.clear();
         self.alt.clear();
+        self.text_end = None;
+        self.in_node = false;
     }
 
     fn close_title(&mut self) {
@@ -264,11 +316,15 @@ fn hides(el: &Element<'_, '_>) -> bool {
 /// An element that the user's selector matched: count it as open until its end tag.
 fn on_selected(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
     if el.can_have_content() {
-        st.borrow_mut().selected += 1;
+        if let Some(n) = &mut st.borrow_mut().selected {
+            *n += 1;
+        }
         let st = Rc::clone(st);
         el.on_end_tag(Box::new(move |_| {
             let mut s = st.borrow_mut();
-            s.selected = s.selected.saturating_sub(1);
+            if let Some(n) = &mut s.selected {
+                *n = n.saturating_sub(1);
+            }
             Ok(())
         }))?;
     } else {
@@ -284,7 +340,7 @@ fn on_anchor(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
         .get_attribute("href")
         .or_else(|| el.get_attribute("xlink:href"));
     let mut s = st.borrow_mut();
-    let counts = s.hidden == 0 && (!s.has_selector || s.selected > 0);
+    let counts = s.hidden == 0 && s.selected != Some(0);
     let href = href.filter(|_| counts).map(|h| entities::decode(h, true));
     let label = href
         .as_ref()
@@ -313,7 +369,7 @@ fn on_area(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
     let at = el.source_location().bytes().start;
     let mut s = st.borrow_mut();
     let hidden = s.hidden > 0 || s.void_hidden_at == Some(at);
-    let selected = !s.has_selector || s.selected > 0 || s.void_selected_at == Some(at);
+    let selected = s.selected != Some(0) || s.void_selected_at == Some(at);
     if hidden || !selected {
         return Ok(());
     }
@@ -340,24 +396,6 @@ fn on_img(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
             s.alt.push(' ');
             entities::decode_into(&alt, &mut s.alt, true);
         }
-    }
-    Ok(())
-}
-
-/// `<br>` or a block element inside a link: a word break at its start and end.
-fn on_breaking(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
-    let mut s = st.borrow_mut();
-    if !s.in_visible_link() {
-        return Ok(());
-    }
-    s.space();
-    drop(s);
-    if el.can_have_content() {
-        let st = Rc::clone(st);
-        el.on_end_tag(Box::new(move |_| {
-            st.borrow_mut().space();
-            Ok(())
-        }))?;
     }
     Ok(())
 }
@@ -510,6 +548,28 @@ fn is_aria_hidden(el: &Element<'_, '_>) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
+/// Does this markup between two text nodes of a link separate words: does it hold a
+/// start or end tag of a [`BREAKING_ELEMENTS`] element? (Looking at the source between
+/// text nodes, rather than handling every `<div>` and `<td>` of the page, keeps the pass
+/// fast; a tag name inside a comment there may add a space, which is harmless.)
+fn breaks_words(gap: &str) -> bool {
+    let b = gap.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'<' {
+            return false;
+        }
+        let start = i + 1 + usize::from(b.get(i + 1) == Some(&b'/'));
+        let len = b[start..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .count();
+        let name = &b[start..start + len];
+        BREAKING_ELEMENTS
+            .iter()
+            .any(|e| e.as_bytes().eq_ignore_ascii_case(name))
+    })
+}
+
 /// Does an inline style hide the element? (`display: none`, `visibility:hidden`, with
 /// any spacing, case and `!important`.)
 fn style_hides(style: &str) -> bool {
@@ -551,14 +611,14 @@ pub(super) fn collapse_into(src: &str, dst: &mut String) {
 }
 
 type Shared = Rc<RefCell<State>>;
-type Handler<'s> = (Cow<'s, lol_html::Selector>, ElementContentHandlers<'static>);
+type Handler<'s, 'h> = (Cow<'s, lol_html::Selector>, ElementContentHandlers<'h>);
 
 /// An element handler for `selector` that calls `f` with the shared state.
-fn on_element<'s>(
+fn on_element<'s, 'h>(
     selector: &'s lol_html::Selector,
     state: &Shared,
     f: fn(&Shared, &mut Element<'_, '_>) -> HandlerResult,
-) -> Handler<'s> {
+) -> Handler<'s, 'h> {
     let st = Rc::clone(state);
     (
         Cow::Borrowed(selector),
@@ -573,13 +633,13 @@ pub(super) fn run(
     select: Option<&Selector>,
 ) -> Result<ExtractedPage, ExtractError> {
     let state: Shared = Rc::new(RefCell::new(State {
-        has_selector: select.is_some(),
+        selected: select.map(|_| 0),
         ..State::default()
     }));
     let fixed = Fixed::get();
     // Order matters: handlers of one element run in this order, so the `<a>` handler
     // sees whether the selector matched the `<a>` itself and whether it is hidden.
-    let mut handlers: Vec<Handler<'_>> = Vec::with_capacity(13);
+    let mut handlers: Vec<Handler<'_, '_>> = Vec::with_capacity(12);
     if let Some(sel) = select {
         handlers.push(on_element(&sel.parsed, &state, on_selected));
     }
@@ -593,7 +653,9 @@ pub(super) fn run(
         }));
     }
     handlers.push(on_element(&fixed.hiding_tag, &state, |st, el| {
-        count_open(el, st, true, false, false)
+        // `<template>`, and SVG's `<title>` and `<desc>` (tooltips and descriptions).
+        let hide = el.tag_name() == "template" || st.borrow().svg > 0;
+        count_open(el, st, hide, false, false)
     }));
     handlers.push(on_element(&fixed.svg, &state, |st, el| {
         count_open(el, st, false, false, true)
@@ -601,7 +663,6 @@ pub(super) fn run(
     handlers.push(on_element(&fixed.anchor, &state, on_anchor));
     handlers.push(on_element(&fixed.area, &state, on_area));
     handlers.push(on_element(&fixed.img, &state, on_img));
-    handlers.push(on_element(&fixed.breaking, &state, on_breaking));
     handlers.push(on_element(&fixed.base, &state, on_base));
     handlers.push(on_element(&fixed.title, &state, on_title));
     handlers.push(on_element(&fixed.meta, &state, on_meta));
@@ -611,7 +672,7 @@ pub(super) fn run(
     handlers.push((
         Cow::Borrowed(&fixed.text),
         ElementContentHandlers::default().text(move |chunk: &mut TextChunk<'_>| {
-            st.borrow_mut().on_text(chunk);
+            st.borrow_mut().on_text(chunk, html);
             Ok(())
         }),
     ));
@@ -620,13 +681,24 @@ pub(super) fn run(
         element_content_handlers: handlers,
         // Never bail out on markup that a full tree builder would treat differently.
         strict: false,
+        memory_settings: lol_html::MemorySettings {
+            max_allowed_memory_usage: MAX_PARSER_MEMORY,
+            ..lol_html::MemorySettings::default()
+        },
         ..Settings::new()
     };
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    rewriter
-        .write(html.as_bytes())
-        .and_then(|()| rewriter.end())
-        .map_err(|e| ExtractError::Html(e.to_string()))?;
+    let started = std::time::Instant::now();
+    for slice in html.as_bytes().chunks(SLICE_BYTES) {
+        rewriter.write(slice).map_err(|e| parse_error(&e))?;
+        if started.elapsed() > TIME_BUDGET {
+            return Err(ExtractError::Html(format!(
+                "the page is too complex: extraction took over {} s",
+                TIME_BUDGET.as_secs()
+            )));
+        }
+    }
+    rewriter.end().map_err(|e| parse_error(&e))?;
 
     let mut s = std::mem::take(&mut *state.borrow_mut());
     s.close_link();
@@ -639,6 +711,17 @@ pub(super) fn run(
     })
 }
 
+fn parse_error(e: &lol_html::errors::RewritingError) -> ExtractError {
+    match e {
+        lol_html::errors::RewritingError::MemoryLimitExceeded(_) => ExtractError::Html(format!(
+            "the page is too complex: it needs over {} MiB to parse (too many unclosed \
+             elements, or an unclosed tag or comment that long)",
+            MAX_PARSER_MEMORY >> 20
+        )),
+        e => ExtractError::Html(e.to_string()),
+    }
+}
+
 /// The selectors of the fixed handlers, parsed once per process.
 struct Fixed {
     hiding_attr: lol_html::Selector,
@@ -648,7 +731,6 @@ struct Fixed {
     anchor: lol_html::Selector,
     area: lol_html::Selector,
     img: lol_html::Selector,
-    breaking: lol_html::Selector,
     base: lol_html::Selector,
     title: lol_html::Selector,
     meta: lol_html::Selector,
@@ -670,19 +752,16 @@ impl Fixed {
             // `[style]` narrowed to what may hide, so fewer elements reach the handler.
             hiding_attr: p("[hidden], [aria-hidden], [style*='none' i], [style*='hidden' i]"),
             // SVG `<title>` and `<desc>` are tooltips and descriptions, not rendered text.
-            hiding_tag: p("template, svg title, svg desc"),
+            // (Only plain tag and attribute selectors: descendant selectors cost time in
+            // proportion to the depth of open elements, which sloppy pages make huge.)
+            hiding_tag: p("template, title, desc"),
             svg: p("svg"),
             text: p("a, title"),
             anchor: p("a"),
             // Tag names only: a selector that tests attributes makes lol_html read the
             // attributes of every tag it could apply to; the handlers test them instead.
             area: p("area"),
-            img: p("a img"),
-            breaking: p(&BREAKING_ELEMENTS
-                .split(',')
-                .map(|t| format!("a {}", t.trim()))
-                .collect::<Vec<_>>()
-                .join(", ")),
+            img: p("img"),
             base: p("base"),
             title: p("title"),
             meta: p("meta"),

@@ -6,6 +6,7 @@
 //! before it returns, so an item is never served before it is durable, and a crash at any
 //! moment loses no item that was already served.
 
+mod codec;
 mod keys;
 
 use std::path::{Path, PathBuf};
@@ -17,8 +18,12 @@ use crate::model::{Item, Link, Status, Watch, WatchId};
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Leading byte of every stored value: the encoding version.
-const VALUE_V1: u8 = 1;
+/// Items kept per watch; older ones are deleted in the batch that adds new ones. Feeds
+/// show at most `feed.max_items` (validated to be no more than this).
+pub const ITEMS_KEPT: u64 = 1000;
+
+/// Leading byte of JSON values (see `codec.rs`).
+const VALUE_V1: u8 = codec::JSON_V1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -216,9 +221,14 @@ impl Store {
 
     /// The link array of the last successful check (empty before the first).
     pub fn links(&self, id: &WatchId) -> Result<Vec<Link>, StoreError> {
-        Ok(self
-            .get(&keys::watch_key(keys::LINKS, id))?
-            .unwrap_or_default())
+        let key = keys::watch_key(keys::LINKS, id);
+        match self.db.get(&key)? {
+            None => Ok(Vec::new()),
+            Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
+                key: String::from_utf8_lossy(&key).into_owned(),
+                reason: "malformed link array".into(),
+            }),
+        }
     }
 
     /// Whether `url` was ever seen on this watch's page.
@@ -279,7 +289,7 @@ impl Store {
         batch.insert(keys::due(state.next_check, id), &[]);
         batch.insert(keys::watch_key(keys::STATE, id), encode(state));
         if let Some(links) = &record.links {
-            batch.insert(keys::watch_key(keys::LINKS, id), encode(links));
+            batch.insert(keys::watch_key(keys::LINKS, id), codec::encode_links(links));
         }
         for url in &record.seen_urls {
             batch.insert(keys::seen(id, url), &[]);
@@ -287,6 +297,12 @@ impl Store {
         let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
         for (n, item) in record.new_items.iter().enumerate() {
             batch.insert(keys::item(id, first_seq + n as u64), encode(item));
+        }
+        // Sequence numbers are contiguous from 1, so the items that fall out of the kept
+        // window are known without a scan.
+        let drop_below = |seq: u64| seq.saturating_sub(ITEMS_KEPT) + 1;
+        for seq in drop_below(prev.item_seq.max(ITEMS_KEPT))..drop_below(state.item_seq) {
+            batch.remove(keys::item(id, seq));
         }
         self.db.apply_batch(batch)?;
         if !record.new_items.is_empty() || record.links.is_some() {

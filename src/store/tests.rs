@@ -185,3 +185,28 @@ fn data_survives_reopen_and_newer_schema_is_refused() {
         other => panic!("expected NewerSchema, got {other:?}"),
     }
 }
+
+#[test]
+fn only_the_newest_items_are_kept() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let mut prev = s.state(&w.id).expect("state").expect("present");
+    // Three commits of 400 items: 1,200 in all, the oldest 200 dropped.
+    for round in 0..3u64 {
+        let mut st = prev.clone();
+        st.item_seq += 400;
+        let rec = CheckRecord {
+            new_items: (0..400)
+                .map(|i| item(&format!("http://a.example/{}", round * 400 + i), 1))
+                .collect(),
+            ..CheckRecord::default()
+        };
+        s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+        prev = st;
+    }
+    let items = s.items(&w.id, usize::MAX).expect("items");
+    assert_eq!(items.len() as u64, ITEMS_KEPT);
+    assert_eq!(items[0].link, "http://a.example/1199");
+    assert_eq!(items.last().expect("last").link, "http://a.example/200");
+}

@@ -28,6 +28,10 @@ pub enum Reply {
 pub struct SiteState {
     pub reply: Reply,
     pub requests: u64,
+    /// Each answer waits this long (to observe concurrency).
+    pub delay: std::time::Duration,
+    pub in_flight: u64,
+    pub max_in_flight: u64,
 }
 
 /// A local site whose front page changes when the test says so.
@@ -42,6 +46,9 @@ impl Site {
         let state = Arc::new(Mutex::new(SiteState {
             reply: Reply::List(own(entries)),
             requests: 0,
+            delay: std::time::Duration::ZERO,
+            in_flight: 0,
+            max_in_flight: 0,
         }));
         let app = Router::new()
             .route("/", get(front))
@@ -82,11 +89,17 @@ fn own(entries: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 async fn front(State(state): State<Arc<Mutex<SiteState>>>) -> Response {
-    let (reply, n) = {
+    let (reply, n, delay) = {
         let mut s = state.lock().expect("site lock");
         s.requests += 1;
-        (s.reply.clone(), s.requests)
+        s.in_flight += 1;
+        s.max_in_flight = s.max_in_flight.max(s.in_flight);
+        (s.reply.clone(), s.requests, s.delay)
     };
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    state.lock().expect("site lock").in_flight -= 1;
     match reply {
         Reply::Raw { content_type, body } => {
             (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], body).into_response()
