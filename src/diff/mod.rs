@@ -25,8 +25,10 @@
 //!   with repeated keys ("Read more" links, multiplicities), which occurrence is the extra
 //!   one; with reordered keys, which of the swapped items moved.
 //!
-//! The enumeration is still run as DESIGN.md §2 specifies, bounded, and its counters are
-//! reported for the evaluation.
+//! So [`diff_keys`] examines one alignment, the one Nakatsu's table spells
+//! ([`LcsTable::lcs`]): examining more can never change the outcome, and it cost 20× at
+//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of DESIGN.md §2 stays available
+//! as [`alignments`] and [`LcsTable::for_each_alignment`], tested against brute force.
 
 pub mod baseline;
 pub mod lcs;
@@ -109,8 +111,9 @@ pub struct Limits {
     /// table's time (one binary search per cell). Checked while the table grows; above it
     /// the diff falls back.
     pub cells: usize,
-    /// Cap on candidate tests of the alignment enumeration after the first alignment
-    /// (see [`LcsTable::for_each_alignment`]); at it, enumeration stops with `bound_hit`.
+    /// Cap on candidate tests of an alignment enumeration after the first alignment
+    /// (see [`LcsTable::for_each_alignment`]). [`diff_keys_with_limits`] no longer
+    /// enumerates (it keeps the first alignment), so it does not use this.
     pub steps: usize,
 }
 
@@ -166,12 +169,12 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
 ///
 /// 1. Strip the common prefix and suffix (they belong to an LCS; most list pages change at
 ///    the top, so what remains is usually small).
-/// 2. Unless [`Limits`] say the rest is too large, run Nakatsu's algorithm on it and
-///    enumerate LCS alignments (at least one, at most `max_alignments`; 0 counts as 1).
-///    Reject every alignment that leaves unmatched an element of new whose key occurs
-///    anywhere in old; keep the first that passes; if none passes, keep the examined one
-///    with the fewest such elements (the first on ties). As the module documentation
-///    shows, that is always the first alignment, so the enumeration stops there.
+/// 2. Set aside the elements whose key does not occur on the other side (they can never
+///    be matched). Unless [`Limits`] say the rest is too large, run Nakatsu's algorithm on
+///    it and take the LCS alignment it spells. The paper's rejection test (fewest
+///    unmatched elements of new whose key occurs in old) ties between all alignments
+///    (module docs), so this first one is kept; `max_alignments` and `limits.steps` no
+///    longer bound anything here and are kept for the callers' sake.
 /// 3. Classify the unmatched elements of new: key absent from old → `inserted`; key
 ///    present in old → `moved`.
 ///
@@ -185,8 +188,8 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
 /// Guarantees: `inserted` and `moved` are disjoint, increasing, and together are the
 /// elements of new left unmatched by an LCS (or by the multiset pairing under fallback);
 /// `inserted` is always `{ j : new[j] does not occur in old }`.
-/// Cost: `O(n + m)` hashing plus, unless falling back, the table and enumeration within
-/// `limits`.
+/// Cost: `O(n + m)` (keys are renumbered densely, hashing only sparse ones) plus, unless
+/// falling back, the table within `limits`.
 pub fn diff_keys_with_limits(
     old: &[u32],
     new: &[u32],
