@@ -8,6 +8,7 @@ use url::Url;
 
 use crate::config::ScheduleConfig;
 use crate::diff;
+use crate::entries;
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{hex, Item, Link, Status, Watch};
@@ -33,7 +34,7 @@ pub enum Analysis {
         validators: Option<Validators>,
     },
     /// The links changed (maybe with new items).
-    Changed(Changed),
+    Changed(Box<Changed>),
 }
 
 #[derive(Debug)]
@@ -51,8 +52,15 @@ pub struct Changed {
     pub baseline: bool,
     /// The page's robots meta tag says `nofollow` (or `none`).
     pub nofollow: bool,
+    /// The site icon the page declares, if any.
+    pub icon: Option<String>,
     /// What scheduling learns from the change: effective links, probable loss.
     pub facts: schedule::page::PageFacts,
+    /// The roles of the page's links to remember ([`entries::remember`]).
+    pub roles: Vec<u64>,
+    /// Why the check emitted nothing though links changed (a layout change), for the
+    /// watch's status.
+    pub note: Option<String>,
 }
 
 /// The result of one check, as reported to users.
@@ -66,6 +74,8 @@ pub struct CheckReport {
     pub baseline: bool,
     /// Why the check failed, if it did.
     pub error: Option<String>,
+    /// A remark on a successful check (a layout change that re-baselined the watch).
+    pub note: Option<String>,
     /// Label of the failure for metrics.
     pub error_kind: Option<&'static str>,
     pub next_check: i64,
@@ -73,6 +83,10 @@ pub struct CheckReport {
 
 /// Analyses a page against the watch's stored state. Reads the store, never writes it.
 /// An `Err` is a user-facing reason why the page cannot be used.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the steps of DESIGN 1 in order, each a few lines"
+)]
 pub fn analyse(
     store: &Store,
     watch: &Watch,
@@ -144,7 +158,22 @@ pub fn analyse(
     if let Some(e) = seen_err.into_inner() {
         return Err(e);
     }
-    let new_items: Vec<Item> = new_idx
+    // Entries, not links; chrome is not news; a layout change is not news either.
+    let ctx = entries::contexts(&decoded.text, input.url, &page.links);
+    let page_roles = entries::roles(&ctx);
+    let mut note = None;
+    let item_idx = if baseline || new_idx.is_empty() {
+        Vec::new()
+    } else if let Some((unknown, total)) = entries::layout_change(&prev.roles, &ctx) {
+        note = Some(format!(
+            "the page's layout changed ({unknown} of {total} links in new places): \
+             re-baselined without new items"
+        ));
+        Vec::new()
+    } else {
+        entries::select(&old, &page.links, &ctx, &new_idx)
+    };
+    let new_items: Vec<Item> = item_idx
         .into_iter()
         .map(|i| item_for(&page.links[i], now))
         .collect();
@@ -166,7 +195,7 @@ pub fn analyse(
             seen_urls.push(l.url.clone());
         }
     }
-    Ok(Ok(Analysis::Changed(Changed {
+    Ok(Ok(Analysis::Changed(Box::new(Changed {
         raw_fingerprint: raw,
         link_fingerprint: link_fp,
         validators: input.validators.clone(),
@@ -176,8 +205,11 @@ pub fn analyse(
         seen_urls,
         baseline,
         nofollow: page.nofollow,
+        icon: page.icon,
         facts,
-    })))
+        roles: entries::remember(&prev.roles, &page_roles),
+        note,
+    }))))
 }
 
 /// The feed item for a new link; a link without text is titled by its URL.
@@ -251,6 +283,12 @@ pub fn settle(
                     }
                     st.link_count = c.links.len() as u64;
                     st.nofollow = c.nofollow;
+                    if c.icon.is_some() {
+                        st.icon = c.icon;
+                    }
+                    st.roles = c.roles;
+                    st.note.clone_from(&c.note);
+                    report.note = c.note;
                     report.changed = true;
                     report.baseline = c.baseline;
                     let updated = !c.new_items.is_empty();

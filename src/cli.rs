@@ -73,6 +73,33 @@ pub enum Command {
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
     },
+    /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
+    Eval {
+        /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
+        dir: PathBuf,
+        /// labels.json (default DIR/labels.json when present).
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// Only the sites whose name contains this.
+        #[arg(long)]
+        site: Option<String>,
+        /// Only this method (repeatable): product, improved-lcs, first-lcs, myers,
+        /// set-diff, first-lcs+url, myers+url, set-diff+url.
+        #[arg(long = "method", value_name = "METHOD")]
+        methods: Vec<String>,
+        /// Print each step's missed entries (-) and false items (+) of this method.
+        #[arg(long, value_name = "METHOD")]
+        explain: Option<String>,
+    },
+    /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
+    Synth {
+        dir: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Versions of each site.
+        #[arg(long, default_value_t = 30)]
+        versions: usize,
+    },
     /// Add a watch for each outline of an OPML file.
     ImportOpml { file: PathBuf },
     /// Print the OPML of all feeds.
@@ -99,6 +126,33 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         } => {
             return crate::offline::replay(&files, base_url.as_deref(), select.as_deref(), out);
         }
+        Command::Eval {
+            dir,
+            labels,
+            site,
+            methods,
+            explain,
+        } => {
+            let method = |n: &str| {
+                crate::eval::Method::by_name(n)
+                    .ok_or_else(|| Error::Usage(format!("unknown method `{n}` (see --help)")))
+            };
+            let opts = crate::eval::Options {
+                labels: labels.as_deref(),
+                site: site.as_deref(),
+                methods: methods
+                    .iter()
+                    .map(|m| method(m))
+                    .collect::<Result<_, _>>()?,
+                explain: explain.as_deref().map(method).transpose()?,
+            };
+            return crate::eval::run(&dir, &opts, out);
+        }
+        Command::Synth {
+            dir,
+            seed,
+            versions,
+        } => return crate::eval::synth::generate(&dir, seed, versions),
         _ => {}
     }
     let config = Config::load(cli.config.as_deref())?;
@@ -221,7 +275,11 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                     .as_bytes(),
             )?;
         }
-        Command::Serve | Command::Diff { .. } | Command::Replay { .. } => {}
+        Command::Serve
+        | Command::Diff { .. }
+        | Command::Replay { .. }
+        | Command::Eval { .. }
+        | Command::Synth { .. } => {}
     }
     Ok(())
 }

@@ -96,6 +96,24 @@ pub fn replay_items(
     base: &Url,
     select: Option<&str>,
 ) -> Result<Vec<(crate::model::Item, String)>, Error> {
+    let mut found = Vec::new();
+    for (name, report) in replay_reports(files, base, select)? {
+        if let Some(e) = &report.error {
+            tracing::warn!(file = %name, error = %e, "snapshot skipped");
+        }
+        found.extend(report.new_items.into_iter().map(|i| (i, name.clone())));
+    }
+    Ok(found)
+}
+
+/// The check report of each snapshot, with the snapshot's file name, in order: each file
+/// is one check of one watch through [`check::analyse`] and [`check::apply`] on a
+/// temporary store (the evaluation scores these).
+pub fn replay_reports(
+    files: &[PathBuf],
+    base: &Url,
+    select: Option<&str>,
+) -> Result<Vec<(String, check::CheckReport)>, Error> {
     let store = Store::temporary()?;
     let config = Config::default();
     // Snapshots are taken an hour apart as far as the schedule is concerned.
@@ -114,7 +132,7 @@ pub fn replay_items(
         &watch,
         &WatchState::new(now, Adaptive::initial(&config.schedule)),
     )?;
-    let mut found = Vec::new();
+    let mut reports = Vec::new();
     for file in files {
         now += 3600;
         let body = read(file)?;
@@ -142,10 +160,7 @@ pub fn replay_items(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        if let Some(e) = &report.error {
-            tracing::warn!(file = %name, error = %e, "snapshot skipped");
-        }
-        found.extend(report.new_items.into_iter().map(|i| (i, name.clone())));
+        reports.push((name, report));
     }
-    Ok(found)
+    Ok(reports)
 }

@@ -110,7 +110,11 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             }
         }
         Command::ExportOpml => out.write_all(api.get_text("/opml").await?.as_bytes())?,
-        Command::Serve | Command::Diff { .. } | Command::Replay { .. } => {}
+        Command::Serve
+        | Command::Diff { .. }
+        | Command::Replay { .. }
+        | Command::Eval { .. }
+        | Command::Synth { .. } => {}
     }
     Ok(())
 }

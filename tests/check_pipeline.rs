@@ -168,6 +168,19 @@ async fn evolving_page_gives_exactly_the_added_items_in_every_format() {
         "Tom & Jerry <b>bold</b> ]]> endbell".to_owned(),
         "Notice 11".to_owned(),
     ];
+    let icon = format!("http://{s}/favicon.png");
+    let atom = get_feed(&client, &base, &id, "atom").await;
+    assert_eq!(
+        atom.icon.map(|i| i.uri),
+        Some(icon.clone()),
+        "Atom <icon> from <link rel=icon>"
+    );
+    let rss = get_feed(&client, &base, &id, "xml").await;
+    assert_eq!(
+        rss.logo.map(|i| i.uri),
+        Some(icon),
+        "RSS <image> from <link rel=icon>"
+    );
     for ext in ["xml", "atom", "json"] {
         let feed = get_feed(&client, &base, &id, ext).await;
         assert_eq!(links(&feed), want_links, "{ext}");

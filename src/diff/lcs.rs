@@ -176,7 +176,7 @@ pub struct LcsTable<'s> {
     /// The LCS length.
     t: usize,
     /// Ascending 1-based positions in `long` of each symbol of `short`...
-    long_occ: Vec<Vec<u32>>,
+    long_occ: Lists,
     /// ...indexed per position of `short` (`NONE`: the symbol does not occur in `long`).
     short_to_long: Vec<u32>,
 }
@@ -361,7 +361,7 @@ impl<'s> LcsTable<'s> {
         let (short_occ, long_to_short) = if target_long {
             occurrences(self.short, self.long)
         } else {
-            (Vec::new(), Vec::new())
+            (Lists::default(), Vec::new())
         };
         let finder = Finder {
             table: self,
@@ -458,7 +458,7 @@ struct Finder<'t, 's> {
     table: &'t LcsTable<'s>,
     target_long: bool,
     /// Positions in `short` of each symbol of `long` (only when `target_long`).
-    short_occ: &'t [Vec<u32>],
+    short_occ: &'t Lists,
     long_to_short: &'t [u32],
 }
 
@@ -493,29 +493,81 @@ impl Finder<'_, '_> {
     }
 }
 
+/// Lists of positions in one flat array (no allocation per symbol): list `l` is
+/// `flat[start[l]..start[l + 1]]`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lists {
+    start: Vec<u32>,
+    flat: Vec<u32>,
+}
+
+impl Lists {
+    fn get(&self, list: u32) -> Option<&[u32]> {
+        let l = list as usize;
+        let (s, e) = (*self.start.get(l)?, *self.start.get(l + 1)?);
+        self.flat.get(s as usize..e as usize)
+    }
+}
+
+/// Keys below this multiple of the arrays' total length are used as indices directly
+/// (interned keys always are); sparser keys are renumbered through a hash map first.
+const DENSE_FACTOR: usize = 4;
+
+/// `of` and `by` as dense symbol numbers `0..alphabet` (equal keys, equal numbers), and
+/// the alphabet size. Interned keys pass through as they are, without hashing.
+pub(crate) fn dense(of: &[u32], by: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
+    let max = of
+        .iter()
+        .chain(by)
+        .copied()
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    if max <= DENSE_FACTOR * (of.len() + by.len()) + 64 {
+        return (of.to_vec(), by.to_vec(), max);
+    }
+    let mut index: HashMap<u32, u32> = HashMap::with_capacity(of.len() + by.len());
+    let mut number = |s: u32| {
+        let next = index.len() as u32;
+        *index.entry(s).or_insert(next)
+    };
+    let a: Vec<u32> = of.iter().map(|&s| number(s)).collect();
+    let b: Vec<u32> = by.iter().map(|&s| number(s)).collect();
+    (a, b, index.len())
+}
+
 /// For each distinct symbol of `of`, its ascending 1-based positions in `of`; and for each
-/// position of `by`, the index of its symbol's list (`NONE` if the symbol is not in `of`).
-fn occurrences(of: &[u32], by: &[u32]) -> (Vec<Vec<u32>>, Vec<u32>) {
-    let mut index: HashMap<u32, u32> = HashMap::new();
-    let mut lists: Vec<Vec<u32>> = Vec::new();
+/// element of `by`, the index of its symbol's list (`NONE` if the symbol is not in `of`).
+fn occurrences(of: &[u32], by: &[u32]) -> (Lists, Vec<u32>) {
+    let (of, by, alphabet) = dense(of, by);
+    let mut start = vec![0u32; alphabet + 1];
+    for &s in &of {
+        start[s as usize + 1] += 1;
+    }
+    for l in 0..alphabet {
+        start[l + 1] += start[l];
+    }
+    let mut fill = start.clone();
+    let mut flat = vec![0u32; of.len()];
     for (p, &s) in of.iter().enumerate() {
-        let next = lists.len() as u32;
-        let slot = *index.entry(s).or_insert(next);
-        if slot == next {
-            lists.push(Vec::new());
-        }
-        lists[slot as usize].push(p as u32 + 1);
+        flat[fill[s as usize] as usize] = p as u32 + 1;
+        fill[s as usize] += 1;
     }
     let by_list = by
         .iter()
-        .map(|s| index.get(s).copied().unwrap_or(NONE))
+        .map(|&s| {
+            if start[s as usize] == start[s as usize + 1] {
+                NONE
+            } else {
+                s
+            }
+        })
         .collect();
-    (lists, by_list)
+    (Lists { start, flat }, by_list)
 }
 
 /// The smallest position greater than `x` in list `list` (`NONE` if none).
-fn next_after(lists: &[Vec<u32>], list: u32, x: u32) -> u32 {
-    let Some(l) = lists.get(list as usize) else {
+fn next_after(lists: &Lists, list: u32, x: u32) -> u32 {
+    let Some(l) = lists.get(list) else {
         return NONE;
     };
     l.get(l.partition_point(|&p| p <= x))
@@ -524,8 +576,8 @@ fn next_after(lists: &[Vec<u32>], list: u32, x: u32) -> u32 {
 }
 
 /// The largest position at most `x` in list `list`, if any.
-fn last_at_most(lists: &[Vec<u32>], list: u32, x: usize) -> Option<usize> {
-    let l = lists.get(list as usize)?;
+fn last_at_most(lists: &Lists, list: u32, x: usize) -> Option<usize> {
+    let l = lists.get(list)?;
     let idx = l.partition_point(|&p| p as usize <= x);
     idx.checked_sub(1).map(|q| l[q] as usize)
 }

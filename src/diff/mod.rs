@@ -25,14 +25,15 @@
 //!   with repeated keys ("Read more" links, multiplicities), which occurrence is the extra
 //!   one; with reordered keys, which of the swapped items moved.
 //!
-//! The enumeration is still run as DESIGN.md §2 specifies, bounded, and its counters are
-//! reported for the evaluation.
+//! So [`diff_keys`] examines one alignment, the one Nakatsu's table spells
+//! ([`LcsTable::lcs`]): examining more can never change the outcome, and it cost 20× at
+//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of DESIGN.md §2 stays available
+//! as [`alignments`] and [`LcsTable::for_each_alignment`], tested against brute force.
 
 pub mod baseline;
 pub mod lcs;
 
 use std::collections::{HashMap, HashSet};
-use std::ops::ControlFlow;
 
 use crate::model::Link;
 
@@ -110,8 +111,9 @@ pub struct Limits {
     /// table's time (one binary search per cell). Checked while the table grows; above it
     /// the diff falls back.
     pub cells: usize,
-    /// Cap on candidate tests of the alignment enumeration after the first alignment
-    /// (see [`LcsTable::for_each_alignment`]); at it, enumeration stops with `bound_hit`.
+    /// Cap on candidate tests of an alignment enumeration after the first alignment
+    /// (see [`LcsTable::for_each_alignment`]). [`diff_keys_with_limits`] no longer
+    /// enumerates (it keeps the first alignment), so it does not use this.
     pub steps: usize,
 }
 
@@ -167,12 +169,12 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
 ///
 /// 1. Strip the common prefix and suffix (they belong to an LCS; most list pages change at
 ///    the top, so what remains is usually small).
-/// 2. Unless [`Limits`] say the rest is too large, run Nakatsu's algorithm on it and
-///    enumerate LCS alignments (at least one, at most `max_alignments`; 0 counts as 1).
-///    Reject every alignment that leaves unmatched an element of new whose key occurs
-///    anywhere in old; keep the first that passes; if none passes, keep the examined one
-///    with the fewest such elements (the first on ties). As the module documentation
-///    shows, that is always the first alignment.
+/// 2. Set aside the elements whose key does not occur on the other side (they can never
+///    be matched). Unless [`Limits`] say the rest is too large, run Nakatsu's algorithm on
+///    it and take the LCS alignment it spells. The paper's rejection test (fewest
+///    unmatched elements of new whose key occurs in old) ties between all alignments
+///    (module docs), so this first one is kept; `max_alignments` and `limits.steps` no
+///    longer bound anything here and are kept for the callers' sake.
 /// 3. Classify the unmatched elements of new: key absent from old → `inserted`; key
 ///    present in old → `moved`.
 ///
@@ -186,8 +188,8 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
 /// Guarantees: `inserted` and `moved` are disjoint, increasing, and together are the
 /// elements of new left unmatched by an LCS (or by the multiset pairing under fallback);
 /// `inserted` is always `{ j : new[j] does not occur in old }`.
-/// Cost: `O(n + m)` hashing plus, unless falling back, the table and enumeration within
-/// `limits`.
+/// Cost: `O(n + m)` (keys are renumbered densely, hashing only sparse ones) plus, unless
+/// falling back, the table within `limits`.
 pub fn diff_keys_with_limits(
     old: &[u32],
     new: &[u32],
@@ -209,12 +211,18 @@ fn diff_impl(
     } else {
         (0, 0)
     };
-    let old_mid = &old[pre..old.len() - suf];
-    let new_mid = &new[pre..new.len() - suf];
-    let in_old: HashSet<u32> = old.iter().copied().collect();
+    // Dense symbol numbers: the sets and counts below are arrays, not hash tables (the
+    // hashing was most of the cost at n = 1,000).
+    let (old_d, new_d, alphabet) = lcs::dense(old, new);
+    let mut in_old = vec![false; alphabet];
+    for &x in &old_d {
+        in_old[x as usize] = true;
+    }
+    let old_mid = &old_d[pre..old.len() - suf];
+    let new_mid = &new_d[pre..new.len() - suf];
     let classify = |unmatched_mid: &[usize], outcome: &mut DiffOutcome| {
         for &j in unmatched_mid {
-            if in_old.contains(&new_mid[j]) {
+            if in_old[new_mid[j] as usize] {
                 outcome.moved.push(pre + j);
             } else {
                 outcome.inserted.push(pre + j);
@@ -222,15 +230,34 @@ fn diff_impl(
         }
     };
 
-    let m = old_mid.len().min(new_mid.len());
-    let u = multiset_intersection(old_mid, new_mid);
+    // Elements whose key does not occur on the other side can never be matched: set them
+    // aside (as GNU diff does), so the table is built for the rest only. An LCS of the
+    // rest is an LCS of the whole; the set-aside elements of new are all `inserted`.
+    let mut in_old_mid = vec![false; alphabet];
+    for &x in old_mid {
+        in_old_mid[x as usize] = true;
+    }
+    let mut in_new_mid = vec![false; alphabet];
+    for &x in new_mid {
+        in_new_mid[x as usize] = true;
+    }
+    let old_at: Vec<usize> = (0..old_mid.len())
+        .filter(|&i| in_new_mid[old_mid[i] as usize])
+        .collect();
+    let new_at: Vec<usize> = (0..new_mid.len())
+        .filter(|&j| in_old_mid[new_mid[j] as usize])
+        .collect();
+    let a: Vec<u32> = old_at.iter().map(|&i| old_mid[i]).collect();
+    let b: Vec<u32> = new_at.iter().map(|&j| new_mid[j]).collect();
+    let m = a.len().min(b.len());
+    let u = multiset_intersection(&a, &b, alphabet);
     let table = if (m - u + 1).saturating_mul(m) > limits.work {
         None
     } else {
-        LcsTable::build(old_mid, new_mid, limits.cells)
+        LcsTable::build(&a, &b, limits.cells)
     };
     let Some(table) = table else {
-        let (paired, unpaired) = multiset_difference(old_mid, new_mid);
+        let (paired, unpaired) = multiset_difference(old_mid, new_mid, alphabet);
         let mut outcome = DiffOutcome {
             lcs_len: pre + suf + paired,
             fallback: true,
@@ -240,33 +267,22 @@ fn diff_impl(
         return outcome;
     };
 
-    // Keep the first alignment whose unmatched keys are all absent from old; else the one
-    // with the fewest present (earliest on ties).
-    let mut best: Option<(usize, Vec<usize>)> = None;
-    let run = table.for_each_alignment(max_alignments.max(1), limits.steps, |pairs| {
-        let unmatched = lcs::unmatched(pairs.iter().map(|&(_, j)| j), new_mid.len());
-        let present = unmatched
-            .iter()
-            .filter(|&&j| in_old.contains(&new_mid[j]))
-            .count();
-        let better = match &best {
-            None => true,
-            Some((fewest, _)) => present < *fewest,
-        };
-        if better {
-            best = Some((present, unmatched));
-        }
-        if present == 0 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
-    let (_, unmatched) = best.expect("invariant: at least one alignment is always examined");
+    // The rejection test counts the unmatched elements whose key occurs in old. That count
+    // is the same for every LCS alignment (module docs), so the first alignment is as good
+    // as any other and examining more could never change the choice (64 of them cost 20x
+    // at n = 1,000 in `benches/diff.rs`). The first alignment is the one Nakatsu's table
+    // spells by tracing back ([`LcsTable::lcs`], `O(m)`); the bounded enumeration
+    // ([`LcsTable::for_each_alignment`], [`alignments`]) stays for callers that want more.
+    // `max_alignments` and `limits.steps` bound nothing here any more.
+    let _ = (max_alignments, limits.steps);
+    let unmatched = lcs::unmatched(
+        table.lcs().pairs().iter().map(|&(_, j)| new_at[j]),
+        new_mid.len(),
+    );
     let mut outcome = DiffOutcome {
         lcs_len: pre + suf + table.len(),
-        alignments_examined: run.yielded,
-        bound_hit: run.bound_hit,
+        alignments_examined: 1,
+        bound_hit: false,
         ..DiffOutcome::default()
     };
     classify(&unmatched, &mut outcome);
@@ -286,41 +302,41 @@ fn common_affixes(a: &[u32], b: &[u32]) -> (usize, usize) {
     (pre, suf)
 }
 
-/// The size of the multiset intersection of `a` and `b`: an upper bound of their LCS
-/// length.
-fn multiset_intersection(a: &[u32], b: &[u32]) -> usize {
-    let mut counts: HashMap<u32, usize> = HashMap::new();
+/// The size of the multiset intersection of `a` and `b` (symbols below `alphabet`): an
+/// upper bound of their LCS length.
+fn multiset_intersection(a: &[u32], b: &[u32], alphabet: usize) -> usize {
+    let mut counts = vec![0u32; alphabet];
     for &x in a {
-        *counts.entry(x).or_default() += 1;
+        counts[x as usize] += 1;
     }
     let mut common = 0;
-    for x in b {
-        if let Some(c) = counts.get_mut(x) {
-            if *c > 0 {
-                *c -= 1;
-                common += 1;
-            }
+    for &x in b {
+        let c = &mut counts[x as usize];
+        if *c > 0 {
+            *c -= 1;
+            common += 1;
         }
     }
     common
 }
 
 /// Pairs each element of `new`, in order, with an unpaired equal element of `old` if one
-/// is left. Returns the number paired and the indices of `new` left unpaired, increasing.
-fn multiset_difference(old: &[u32], new: &[u32]) -> (usize, Vec<usize>) {
-    let mut counts: HashMap<u32, usize> = HashMap::new();
+/// is left (symbols below `alphabet`). Returns the number paired and the indices of `new`
+/// left unpaired, increasing.
+fn multiset_difference(old: &[u32], new: &[u32], alphabet: usize) -> (usize, Vec<usize>) {
+    let mut counts = vec![0u32; alphabet];
     for &x in old {
-        *counts.entry(x).or_default() += 1;
+        counts[x as usize] += 1;
     }
     let mut paired = 0;
     let mut unpaired = Vec::new();
-    for (j, x) in new.iter().enumerate() {
-        match counts.get_mut(x) {
-            Some(c) if *c > 0 => {
-                *c -= 1;
-                paired += 1;
-            }
-            _ => unpaired.push(j),
+    for (j, &x) in new.iter().enumerate() {
+        let c = &mut counts[x as usize];
+        if *c > 0 {
+            *c -= 1;
+            paired += 1;
+        } else {
+            unpaired.push(j);
         }
     }
     (paired, unpaired)

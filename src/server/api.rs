@@ -51,6 +51,9 @@ pub struct WatchJson {
     pub created: String,
     pub status: &'static str,
     pub error: Option<String>,
+    /// A remark on the last change of the page (a layout change that re-baselined it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub last_check: Option<String>,
     pub next_check: Option<String>,
     pub last_change: Option<String>,
@@ -172,6 +175,7 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
             Some(crate::model::Status::Error) => "error",
         },
         error: s.and_then(|s| s.error.clone()),
+        note: s.and_then(|s| s.note.clone()),
         last_check: s.and_then(|s| s.last_check).map(rfc3339),
         next_check: s.map(|s| rfc3339(s.next_check)),
         last_change: s.and_then(|s| s.last_change).map(rfc3339),

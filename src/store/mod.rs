@@ -83,8 +83,8 @@ pub struct WatchState {
     /// for when the watch was added; 0: one "now watched" item instead).
     #[serde(default)]
     pub backfill: u32,
-    /// Absolute URL of the site's icon, when known (for the feeds' `<image>`/`<icon>`).
-    /// Nothing sets it yet: extraction does not report `<link rel="icon">` so far.
+    /// Absolute URL of the site's icon, when known (for the feeds' `<image>`/`<icon>`):
+    /// the page's `<link rel="icon">` at the last check that changed its links.
     #[serde(default)]
     pub icon: Option<String>,
     /// When the first successful check set the baseline.
@@ -93,6 +93,14 @@ pub struct WatchState {
     /// The last [`RECENT_CHECKS`] checks, newest first (written by `commit_check`).
     #[serde(default)]
     pub recent_checks: std::collections::VecDeque<CheckLog>,
+    /// The link roles (page structure) seen recently, to tell a layout change
+    /// (`entries::layout_change`).
+    #[serde(default)]
+    pub roles: Vec<u64>,
+    /// A remark on the last change of the page, e.g. a layout change that re-baselined
+    /// the watch without items.
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// Checks remembered per watch for the web page.
@@ -136,6 +144,8 @@ impl WatchState {
             icon: None,
             baseline_at: None,
             recent_checks: std::collections::VecDeque::new(),
+            roles: Vec::new(),
+            note: None,
         }
     }
 }

@@ -117,7 +117,7 @@ async fn front(State(state): State<Arc<Mutex<SiteState>>>) -> Response {
 /// and a visit counter that changes on every request.
 pub fn list_page(entries: &[(String, String)], visits: u64) -> String {
     let mut s = String::from(
-        "<!doctype html><html><head><meta charset=utf-8><title>Notice board</title>\
+        "<!doctype html><html><head><meta charset=utf-8><title>Notice board</title><link rel=\"icon\" href=\"/favicon.png\">\
          <script>var x = '<a href=\"/script-link\">not a link</a>';</script></head><body>\
          <nav><a href=\"/\">Home</a> <a href=\"/about\">About</a></nav><ul id=\"list\">",
     );

@@ -1,0 +1,406 @@
+//! Entries, not links (issue 3): what a person calls new on a list page is an *entry* (a
+//! topic, a notice, an offer), and an entry often has several links: a forum topic row
+//! links its author, its node and its last replier; an offer card has a details link and
+//! an order button; a news item has "Read more" and "12 comments". The feed gets one item
+//! per entry, its main link. This module finds the entries of a page from its structure
+//! only (no site-specific rules) and decides which new links become items.
+//!
+//! # Grouping ([`group`])
+//!
+//! Every link has a *role*: the signatures (tag and class names) of the elements above
+//! it ([`structure::Context::role`]). Links of one role that occurs at least twice form a
+//! column of a repeated structure (all topic titles, all author links, all "Read more"s).
+//! Roles are taken in order of how much they look like titles: links with text of their
+//! own before image-only ones, heading links first, then by the share of distinct texts
+//! (titles differ, "Read more" and node names repeat), then, among roles with mostly
+//! distinct texts, the longer texts, then the role that comes first on the page.
+//!
+//! For each link `M` of a role, its entry is the largest element around it that holds no
+//! other link of the same role (with another URL) and no link already given to an entry:
+//! in a topic list, the row. Since an element's links are contiguous in document order,
+//! that element is found from `M`'s nearest same-role neighbours alone (the deepest
+//! ancestor `M` shares with either of them, one level down). All links in it not yet
+//! grouped join `M`'s entry, with `M` as its main link. Links left over stand alone.
+//!
+//! # Which new links become items ([`select`])
+//!
+//! A new link (from the differ, after selective extraction) becomes an item only as the
+//! main link of its entry (or a duplicate of its URL): a new author or last replier on
+//! a row whose topic was seen before is a bumped thread, not a new entry; a new order
+//! button belongs to its offer. Never items: main links in a chrome region (`nav`,
+//! `header`, `footer`, `aside` and the matching landmark roles), and main links with no
+//! text of their own (icons and banners known only by an image's `alt`).
+//!
+//! # Layout changes ([`layout_change`])
+//!
+//! The watch remembers the roles it has seen. When most links of a page stand in roles
+//! never seen before, the page was redesigned or is captured differently: its new links
+//! are menus and the same entries under new URLs, not news. The check then emits
+//! nothing, re-baselines (every URL on the page becomes seen) and says so in the watch's
+//! status note.
+
+pub mod structure;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::model::Link;
+pub use structure::{contexts, Context};
+
+/// The entries of a page: which entry each link belongs to, and each entry's main link.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Entries {
+    /// `entry_of[i]` is the entry of link `i`.
+    pub entry_of: Vec<usize>,
+    /// `main[e]` is the index of the main link of entry `e`.
+    pub main: Vec<usize>,
+}
+
+#[derive(Default)]
+struct RoleStat<'a> {
+    links: Vec<usize>,
+    texts: HashSet<&'a str>,
+    chars: usize,
+    heading: bool,
+    with_text: usize,
+}
+
+/// Groups the links of a page into entries. `ctx[i]` is the context of `links[i]`
+/// ([`contexts`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
+pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
+    let n = links.len();
+    let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::new();
+    let mut ranges: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (i, c) in ctx.iter().enumerate().take(n) {
+        let Some(c) = c else { continue };
+        let r = roles.entry(c.role).or_default();
+        r.links.push(i);
+        r.texts.insert(links[i].text.as_str());
+        r.chars += links[i].text.chars().count();
+        r.heading |= c.heading;
+        r.with_text += usize::from(c.has_text);
+        for &id in &c.path {
+            ranges
+                .entry(id)
+                .and_modify(|(_, hi)| *hi = i)
+                .or_insert((i, i));
+        }
+    }
+    let mut order: Vec<(&u64, &RoleStat<'_>)> =
+        roles.iter().filter(|(_, r)| r.links.len() >= 2).collect();
+    order.sort_by_key(|(_, r)| {
+        let count = r.links.len();
+        // 0 when all texts are equal, 10 when all differ (a pair of equal texts is 0).
+        let distinct = (r.texts.len() - 1) * 10 / (count - 1);
+        let mean_len = if distinct >= 5 { r.chars / count } else { 0 };
+        (
+            std::cmp::Reverse(r.with_text * 2 > count),
+            std::cmp::Reverse(r.heading),
+            std::cmp::Reverse(distinct),
+            std::cmp::Reverse(mean_len),
+            r.links[0],
+        )
+    });
+
+    let mut entry_of: Vec<Option<usize>> = vec![None; n];
+    let mut grouped: BTreeSet<usize> = BTreeSet::new();
+    let mut main: Vec<usize> = Vec::new();
+    for (_, r) in order {
+        if r.with_text * 2 <= r.links.len() {
+            // Image-only links (icons, banners) cannot be an entry's main link.
+            continue;
+        }
+        for (p, &m) in r.links.iter().enumerate() {
+            if entry_of[m].is_some() {
+                continue;
+            }
+            let Some(cm) = ctx[m].as_ref().filter(|c| c.has_text) else {
+                continue;
+            };
+            let url = links[m].url.as_str();
+            let prev = r.links[..p].iter().rev().find(|&&q| links[q].url != url);
+            let next = r.links[p + 1..].iter().find(|&&q| links[q].url != url);
+            if prev.is_none() && next.is_none() {
+                // All links of the role have one URL: not a repeated structure.
+                continue;
+            }
+            let shared = |q: Option<&usize>| {
+                q.and_then(|&q| ctx[q].as_ref()).map_or(0, |cq| {
+                    cm.path
+                        .iter()
+                        .zip(&cq.path)
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+            };
+            let top = shared(prev).max(shared(next)).min(cm.path.len() - 1);
+            // The highest element below the shared ancestors whose links are all free.
+            let range = cm.path[top..]
+                .iter()
+                .filter_map(|id| ranges.get(id).copied())
+                .find(|&(lo, hi)| grouped.range(lo..=hi).next().is_none())
+                .unwrap_or((m, m));
+            let e = main.len();
+            main.push(m);
+            for (i, slot) in entry_of
+                .iter_mut()
+                .enumerate()
+                .take(range.1 + 1)
+                .skip(range.0)
+            {
+                if slot.is_none() {
+                    *slot = Some(e);
+                    grouped.insert(i);
+                }
+            }
+        }
+    }
+    attach_labels(&roles, ctx, entry_of, &main)
+}
+
+/// The last steps of [`group`]: repeated labels of flat lists join their title's entry;
+/// entries are numbered in page order; links left over stand alone.
+fn attach_labels(
+    roles: &HashMap<u64, RoleStat<'_>>,
+    ctx: &[Option<Context>],
+    mut entry_of: Vec<Option<usize>>,
+    main: &[usize],
+) -> Entries {
+    let n = entry_of.len();
+    // Flat lists (`<a>Title</a> <a>More</a><br>` in one cell): a link whose role is a
+    // repeated label (at least three links, one text) and that stands alone joins the
+    // entry of the link right before it when both have the same parent element.
+    let mut size = vec![0usize; main.len()];
+    for e in entry_of.iter().flatten() {
+        size[*e] += 1;
+    }
+    for i in 1..n {
+        let (Some(ci), Some(cp)) = (&ctx[i], &ctx[i - 1]) else {
+            continue;
+        };
+        let label = roles
+            .get(&ci.role)
+            .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
+        let alone = entry_of[i].map_or(true, |e| size[e] == 1);
+        let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
+        if label && alone && parent(ci) == parent(cp) {
+            if let Some(e) = entry_of[i - 1] {
+                if let Some(old) = entry_of[i] {
+                    size[old] = 0;
+                }
+                entry_of[i] = Some(e);
+                size[e] += 1;
+            }
+        }
+    }
+    // Number the entries in page order, leaving out emptied ones, and let every link left
+    // over stand alone.
+    let mut renumber: HashMap<usize, usize> = HashMap::new();
+    let mut mains = Vec::new();
+    let entry_of = entry_of
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let key = e.map_or(usize::MAX - i, |e| e);
+            *renumber.entry(key).or_insert_with(|| {
+                mains.push(e.map_or(i, |e| main[e]));
+                mains.len() - 1
+            })
+        })
+        .collect();
+    Entries {
+        entry_of,
+        main: mains,
+    }
+}
+
+/// The links to emit as items, in page order, given the differ's new links `new_idx`
+/// (indices into `links`): the main link of each entry that has a new link with the main
+/// link's URL, unless that main link is chrome, has no text of its own, or is of a kind
+/// of URL that the page's entries use as secondary links more than as main links (a new
+/// node in a node directory beside a topic list whose rows link their nodes).
+pub fn select(
+    old: &[Link],
+    links: &[Link],
+    ctx: &[Option<Context>],
+    new_idx: &[usize],
+) -> Vec<usize> {
+    let entries = group(links, ctx);
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for (e, &m) in entries.main.iter().enumerate() {
+            let members: Vec<&str> = (0..links.len())
+                .filter(|&i| entries.entry_of[i] == e && i != m)
+                .map(|i| links[i].url.as_str())
+                .collect();
+            tracing::trace!(main = %links[m].url, text = %links[m].text, ?members, "entry");
+        }
+    }
+    // Kinds of URL (host and first path segment) that entries use as secondary links
+    // (authors, nodes, tags, order buttons) more often than as main links: a new link of
+    // such a kind is a new facet (a new member, a new node in a directory), not an entry.
+    let mut kinds: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut size = vec![0usize; entries.main.len()];
+    for &e in &entries.entry_of {
+        size[e] += 1;
+    }
+    for (i, &e) in entries.entry_of.iter().enumerate() {
+        let m = entries.main[e];
+        if size[e] < 2 || ctx[m].as_ref().is_some_and(|c| c.chrome) {
+            continue;
+        }
+        let k = kinds.entry(url_kind(&links[i].url)).or_default();
+        if i == m {
+            k.0 += 1;
+        } else if links[i].url != links[m].url {
+            k.1 += 1;
+        }
+    }
+    let facet = |url: &str| {
+        kinds
+            .get(url_kind(url))
+            .is_some_and(|&(mains, members)| members > mains)
+    };
+    // Moved template links: a link whose text is unique on the page and was unique on the
+    // old page too, under a URL of the same shape that the new page no longer has, is the
+    // same slot with a new target (pagination "2", "Next »" pointing past the last entry),
+    // not a new entry.
+    let moved = moved_slots(old, links);
+    let mut out: Vec<usize> = Vec::new();
+    let mut done: HashSet<usize> = HashSet::new();
+    // Every occurrence of a new URL counts: a notice linked from a header button and from
+    // its row in the list is an entry by its row.
+    let new_urls: HashSet<&str> = new_idx.iter().map(|&j| links[j].url.as_str()).collect();
+    for j in (0..links.len()).filter(|&j| new_urls.contains(links[j].url.as_str())) {
+        let e = entries.entry_of[j];
+        let m = entries.main[e];
+        if links[m].url != links[j].url || !done.insert(e) {
+            continue;
+        }
+        if ctx[m].as_ref().is_some_and(|c| c.chrome || !c.has_text)
+            || facet(&links[m].url)
+            || moved.contains(links[m].text.as_str())
+        {
+            continue;
+        }
+        out.push(m);
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
+/// `?page=2&before=5040` have one shape.
+fn shape(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut in_digits = false;
+    for c in url.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('0');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// The texts that stand once on each page, on URLs of one shape ([`shape`]), the old URL
+/// gone from the new page.
+fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
+    let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::new();
+    for l in old {
+        let e = old_texts
+            .entry(l.text.as_str())
+            .or_insert((0, l.url.as_str()));
+        e.0 += 1;
+    }
+    let mut new_texts: HashMap<&str, usize> = HashMap::new();
+    for l in new {
+        *new_texts.entry(l.text.as_str()).or_default() += 1;
+    }
+    let new_urls: HashSet<&str> = new.iter().map(|l| l.url.as_str()).collect();
+    let candidates: Vec<&Link> = new
+        .iter()
+        .filter(|l| !l.text.is_empty() && new_texts.get(l.text.as_str()) == Some(&1))
+        .filter(|l| {
+            old_texts.get(l.text.as_str()).is_some_and(|&(count, url)| {
+                count == 1 && url != l.url && !new_urls.contains(url) && shape(url) == shape(&l.url)
+            })
+        })
+        .collect();
+    // A pager moves as a block: one lone moved link (an "Add to calendar" whose target
+    // carries a timestamp) is not taken for one.
+    let mut per_shape: HashMap<String, usize> = HashMap::new();
+    for l in &candidates {
+        *per_shape.entry(shape(&l.url)).or_default() += 1;
+    }
+    candidates
+        .into_iter()
+        .filter(|l| per_shape.get(&shape(&l.url)).is_some_and(|&c| c >= 2))
+        .map(|l| l.text.as_str())
+        .collect()
+}
+
+/// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
+fn url_kind(url: &str) -> &str {
+    let after_host = url.find("://").map_or(0, |p| p + 3);
+    let path = url[after_host..]
+        .find('/')
+        .map_or(url.len(), |p| after_host + p);
+    let rest = &url[path..];
+    let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
+    match rest[1.min(rest.len())..].find('/') {
+        Some(p) => &url[..path + 1 + p],
+        None => &url[..path],
+    }
+}
+
+/// The distinct roles of a page.
+pub fn roles(ctx: &[Option<Context>]) -> Vec<u64> {
+    let mut r: Vec<u64> = ctx.iter().flatten().map(|c| c.role).collect();
+    r.sort_unstable();
+    r.dedup();
+    r
+}
+
+/// How many roles a watch remembers.
+pub const MAX_ROLES: usize = 2048;
+
+/// The roles to remember after a page: the page's own, then as many of `known` as fit.
+pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = page.to_vec();
+    let set: HashSet<u64> = page.iter().copied().collect();
+    out.extend(
+        known
+            .iter()
+            .filter(|r| !set.contains(r))
+            .take(MAX_ROLES.saturating_sub(page.len())),
+    );
+    out.truncate(MAX_ROLES);
+    out
+}
+
+/// Pages with fewer located links than this are never called a layout change.
+const MIN_LINKS_FOR_LAYOUT: usize = 10;
+
+/// `Some((unknown, total))` when more than half of the page's located links stand in roles
+/// the watch has never seen (`known`): a redesign or a capture change. `None` otherwise,
+/// and always when nothing is known yet.
+pub fn layout_change(known: &[u64], ctx: &[Option<Context>]) -> Option<(usize, usize)> {
+    if known.is_empty() {
+        return None;
+    }
+    let known: HashSet<u64> = known.iter().copied().collect();
+    let total = ctx.iter().flatten().count();
+    let unknown = ctx
+        .iter()
+        .flatten()
+        .filter(|c| !known.contains(&c.role))
+        .count();
+    (total >= MIN_LINKS_FOR_LAYOUT && unknown * 2 > total).then_some((unknown, total))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,266 @@
+use super::*;
+use crate::extract;
+use url::Url;
+
+fn page(html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
+    let base = Url::parse("https://example.com/").unwrap();
+    let links = extract::extract(html, &base, None).unwrap().links;
+    let c = contexts(html, &base, &links);
+    (links, c)
+}
+
+/// The main links' URL paths, per entry, and the URL paths of each entry's links.
+fn entries(html: &str) -> Vec<(String, Vec<String>)> {
+    let (links, ctx) = page(html);
+    let e = group(&links, &ctx);
+    let path = |i: usize| {
+        links[i]
+            .url
+            .trim_start_matches("https://example.com")
+            .to_owned()
+    };
+    let mut out: Vec<(String, Vec<String>)> =
+        e.main.iter().map(|&m| (path(m), Vec::new())).collect();
+    for (i, &k) in e.entry_of.iter().enumerate() {
+        out[k].1.push(path(i));
+    }
+    out.sort_by_key(|(_, members)| members.first().cloned());
+    out
+}
+
+fn forum_row(t: u32, author: &str, replier: &str) -> String {
+    format!(
+        "<div class='cell item'><table><tr><td><a href='/member/{author}'><img alt='{author}'></a></td>\
+         <td><span class='item_title'><a href='/t/{t}' class='topic-link'>Topic number {t} is about a thing</a></span>\
+         <span class='topic_info'><a class='node' href='/go/dev'>dev</a> <strong><a href='/member/{author}'>{author}</a></strong>\
+         last reply <strong><a href='/member/{replier}'>{replier}</a></strong></span></td>\
+         <td><a href='/t/{t}' class='count'>{t}</a></td></tr></table></div>"
+    )
+}
+
+#[test]
+fn forum_rows_are_one_entry_each_with_the_topic_as_main() {
+    let html = format!(
+        "<nav><a href='/'>Home</a><a href='/about'>About</a></nav><div class=box>{}{}{}</div>",
+        forum_row(1, "ann", "bob"),
+        forum_row(2, "cid", "dan"),
+        forum_row(3, "eve", "fay")
+    );
+    let e = entries(&html);
+    let mains: Vec<&str> = e.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(mains, ["/", "/about", "/t/1", "/t/2", "/t/3"]);
+    assert_eq!(
+        e[2].1,
+        [
+            "/member/ann",
+            "/t/1",
+            "/go/dev",
+            "/member/ann",
+            "/member/bob",
+            "/t/1"
+        ]
+    );
+}
+
+#[test]
+fn a_bumped_thread_is_not_new_but_a_new_topic_is() {
+    let html = format!(
+        "<div class=box>{}{}{}</div>",
+        forum_row(4, "new", "gus"),
+        forum_row(1, "ann", "zed"),
+        forum_row(2, "cid", "dan")
+    );
+    let (links, ctx) = page(&html);
+    // the differ found: the new topic's links and the bumped row's new replier
+    let new: Vec<usize> = links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.url.ends_with("/t/4")
+                || l.url.ends_with("/member/new")
+                || l.url.ends_with("/member/gus")
+                || l.url.ends_with("/member/zed")
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let items: Vec<&str> = select(&[], &links, &ctx, &new)
+        .into_iter()
+        .map(|i| links[i].text.as_str())
+        .collect();
+    assert_eq!(items, ["Topic number 4 is about a thing"]);
+}
+
+#[test]
+fn offer_cards_with_generic_texts_group_details_and_order() {
+    let card = |n: u32| {
+        format!(
+            "<div class='card card--number-{n}'><div class=title>VPS {n}</div>\
+             <div class=push><a class=details href='/offer/{n}/'>Details &gt;</a></div>\
+             <div class=footer><a class=button href='/order/{n}'>Order now &gt;</a></div></div>"
+        )
+    };
+    let e = entries(&format!("{}{}{}", card(1), card(2), card(3)));
+    assert_eq!(e.len(), 3);
+    assert_eq!(
+        e[0],
+        (
+            "/offer/1/".to_owned(),
+            vec!["/offer/1/".to_owned(), "/order/1".to_owned()]
+        )
+    );
+}
+
+#[test]
+fn news_items_keep_read_more_and_comments_with_the_heading() {
+    let item = |n: u32| {
+        format!(
+            "<article><p class=meta><a href='/cat/world'>World</a></p><h2><a href='/n/{n}'>Headline {n} of the day</a></h2>\
+             <p>Summary.</p><a class=more href='/n/{n}'>Read more</a> <a href='/n/{n}#comments'>{n} comments</a>\
+             <a href='/n/{n}/comments'>Comments</a></article>"
+        )
+    };
+    let e = entries(&format!("<main>{}{}</main>", item(1), item(2)));
+    assert_eq!(e.len(), 2);
+    assert_eq!(e[0].0, "/n/1");
+    assert_eq!(
+        e[0].1,
+        ["/cat/world", "/n/1", "/n/1", "/n/1", "/n/1/comments"]
+    );
+}
+
+#[test]
+fn plain_lists_and_lists_split_by_day_give_one_entry_per_link() {
+    let html = "<div class=day><h3>Monday</h3><ul><li><a href=/a>Alpha notice</a><li><a href=/b>Beta notice</a></ul></div>\
+                <div class=day><h3>Tuesday</h3><ul><li><a href=/c>Gamma notice</a><li><a href=/d>Delta notice</a></ul></div>\
+                <p><a href=/x>One</a><br><a href=/y>Two</a><br><a href=/z>Three</a></p>";
+    let e = entries(html);
+    let mains: Vec<&str> = e.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(mains, ["/a", "/b", "/c", "/d", "/x", "/y", "/z"]);
+}
+
+#[test]
+fn chrome_and_image_only_links_are_not_items() {
+    let html = "<header><a href=/h1>Menu one</a><a href=/h2>Menu two</a></header>\
+                <ul><li><a href=/n1>Notice one</a><li><a href=/n2>Notice two</a><li><a href=/b><img alt=banner></a></ul>\
+                <div role=navigation><a href=/r>Side</a></div>";
+    let (links, ctx) = page(html);
+    let all: Vec<usize> = (0..links.len()).collect();
+    let items: Vec<&str> = select(&[], &links, &ctx, &all)
+        .into_iter()
+        .map(|i| links[i].text.as_str())
+        .collect();
+    assert_eq!(items, ["Notice one", "Notice two"]);
+}
+
+fn list(range: std::ops::Range<u32>, item: &str, open: &str, close: &str) -> String {
+    let mut s = open.to_owned();
+    for i in range {
+        s.push_str(&item.replace("{i}", &i.to_string()));
+    }
+    s + close
+}
+
+#[test]
+fn a_layout_change_is_most_links_in_unknown_roles() {
+    let old = list(
+        0..20,
+        "<li><a href=/o{i}>Old {i}</a>",
+        "<ul class=a>",
+        "</ul>",
+    );
+    let same = list(
+        5..25,
+        "<li><a href=/o{i}>Old {i}</a>",
+        "<ul class=a>",
+        "</ul>",
+    );
+    let redesign = list(
+        0..20,
+        "<div class=tile><a href=/n{i}>New {i}</a></div>",
+        "<div class=grid>",
+        "</div>",
+    );
+    let known = roles(&page(&old).1);
+    assert_eq!(layout_change(&known, &page(&same).1), None);
+    assert_eq!(layout_change(&known, &page(&redesign).1), Some((20, 20)));
+    assert_eq!(layout_change(&[], &page(&redesign).1), None);
+    let kept = remember(&known, &roles(&page(&redesign).1));
+    assert_eq!(layout_change(&kept, &page(&same).1), None);
+}
+
+#[test]
+fn grouping_never_panics_on_mismatched_contexts() {
+    let (links, _) = page("<a href=/a>a</a><a href=/b>b</a>");
+    let e = group(&links, &[None, None]);
+    assert_eq!(e.main, [0, 1]);
+}
+
+// The proptest version of `fuzz/fuzz_targets/extract.rs`: pages built from fragments that
+// real list pages are made of, nested and cut anywhere.
+const FRAGMENTS: &[&str] = &[
+    "<ul>",
+    "</ul>",
+    "<li>",
+    "</li>",
+    "<div class='cell item'>",
+    "<div class=card>",
+    "</div>",
+    "<table><tr><td>",
+    "<td>",
+    "</td></tr></table>",
+    "<nav>",
+    "</nav>",
+    "<footer>",
+    "<h2>",
+    "</h2>",
+    "<p>",
+    "<br>",
+    "<a href=/t/1>Topic one</a>",
+    "<a href=/t/2 class=t>Topic two</a>",
+    "<a href=/member/x>x</a>",
+    "<a href='/q?a=1&amp;b=2'>Read more</a>",
+    "<a href=#top>top</a>",
+    "<a href=/img><img alt=pic></a>",
+    "<a href=/n/",
+    "1>",
+    "News</a>",
+    "<a href=/t/1>",
+    "</a>",
+    "<span>",
+    "</span>",
+    "<base href=/sub/>",
+    "<script>var a='<a href=/js>x</a>'</script>",
+    "<div hidden><a href=/h>hidden</a></div>",
+    "<area href=/map alt=map>",
+    "text ",
+    "&amp;",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn grouping_and_selection_hold_their_invariants(
+        parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..80),
+        old_parts in proptest::collection::vec(0..FRAGMENTS.len(), 0..40),
+    ) {
+        let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        let old_html: String = old_parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        let (links, ctx) = page(&html);
+        let (old, _) = page(&old_html);
+        proptest::prop_assert_eq!(ctx.len(), links.len());
+        let e = group(&links, &ctx);
+        proptest::prop_assert_eq!(e.entry_of.len(), links.len());
+        for &k in &e.entry_of {
+            proptest::prop_assert_eq!(e.entry_of[e.main[k]], k);
+        }
+        let all: Vec<usize> = (0..links.len()).collect();
+        let items = select(&old, &links, &ctx, &all);
+        proptest::prop_assert!(items.windows(2).all(|w| w[0] < w[1]));
+        for &i in &items {
+            proptest::prop_assert!(ctx[i].as_ref().map_or(true, |c| !c.chrome && c.has_text));
+        }
+        // every link the extractor kept is located by the structural pass
+        proptest::prop_assert!(ctx.iter().all(Option::is_some));
+    }
+}
