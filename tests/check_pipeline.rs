@@ -218,16 +218,7 @@ async fn feeds_answer_304_to_matching_validators() {
     let (app, _clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
     let client = reqwest::Client::new();
-    let w: serde_json::Value = client
-        .post(format!("{base}/api/watches"))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
-    let id = w["id"].as_str().expect("id");
+    let id = &common::add_watch(&client, &base, &site.url()).await;
     let first = client
         .get(format!("{base}/feed/{id}.xml"))
         .send()

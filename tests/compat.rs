@@ -9,64 +9,10 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::Site;
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn start(dir: &std::path::Path) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let cfg = dir.join("sitefeed.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\nbase_url = \"http://127.0.0.1:{port}\"\n\
-             [storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\n\
-             [schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
-            dir.join("data").display().to_string()
-        ),
-    )
-    .expect("config");
-    let child = Command::new(env!("CARGO_BIN_EXE_sitefeed"))
-        .arg("--config")
-        .arg(&cfg)
-        .arg("serve")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn sitefeed serve");
-    let server = Server {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    };
-    let client = reqwest::Client::new();
-    for _ in 0..200 {
-        if let Ok(r) = client.get(format!("{}/healthz", server.base)).send().await {
-            if r.status() == 200 {
-                return server;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("sitefeed serve did not come up");
-}
 
 /// Whether `program` runs; prints why not, and fails in CI.
 fn have(program: &str, args: &[&str]) -> bool {
@@ -180,19 +126,10 @@ async fn feedparser_newsboat_and_sfeed_read_exactly_our_items() {
         .collect();
     let site = Site::start(&refs(&start_entries)).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let server = start(dir.path()).await;
+    let server = common::start_serve(dir.path()).await;
     let base = server.base.clone();
     let c = reqwest::Client::new();
-    let w: serde_json::Value = c
-        .post(format!("{base}/api/watches"))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
-    let id = w["id"].as_str().expect("id").to_owned();
+    let id = common::add_watch(&c, &base, &site.url()).await;
     // The scheduler checks a new watch at once: that check sets the baseline.
     let mut checked = false;
     for _ in 0..200 {

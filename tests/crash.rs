@@ -3,65 +3,10 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use common::Site;
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-async fn start(dir: &std::path::Path) -> Server {
-    let port = free_port();
-    let cfg = dir.join("sitefeed.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\n[schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
-            dir.join("data").display().to_string()
-        ),
-    )
-    .expect("config");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sitefeed"))
-        .arg("--config")
-        .arg(&cfg)
-        .arg("serve")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn sitefeed serve");
-    let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    for _ in 0..200 {
-        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
-            if r.status() == 200 {
-                return Server { child, base };
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("sitefeed serve did not come up");
-}
 
 async fn feed_links(client: &reqwest::Client, base: &str, id: &str) -> Vec<String> {
     let body = client
@@ -96,17 +41,8 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
 
-    let server = start(dir.path()).await;
-    let w: serde_json::Value = client
-        .post(format!("{}/api/watches", server.base))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
-    let id = w["id"].as_str().expect("id").to_owned();
+    let server = common::start_serve(dir.path()).await;
+    let id = common::add_watch(&client, &server.base, &site.url()).await;
     check(&client, &server.base, &id).await; // baseline (or already done by the scheduler)
                                              // The scheduler checks the new watch too, one host turn (fetch.per_host_delay) apart
                                              // from ours: let both fetch the old page, or the scheduler may be the one that sees
@@ -128,7 +64,7 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     server.child.kill().expect("SIGKILL");
     server.child.wait().expect("wait");
     drop(server);
-    let server = start(dir.path()).await;
+    let server = common::start_serve(dir.path()).await;
     assert_eq!(
         feed_links(&client, &server.base, &id).await,
         before,
@@ -155,17 +91,8 @@ async fn sigterm_shuts_down_cleanly_and_keeps_data() {
     let site = Site::start(&[("A", "/a")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
-    let mut server = start(dir.path()).await;
-    let w: serde_json::Value = client
-        .post(format!("{}/api/watches", server.base))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
-    let id = w["id"].as_str().expect("id").to_owned();
+    let mut server = common::start_serve(dir.path()).await;
+    let id = common::add_watch(&client, &server.base, &site.url()).await;
     let status = Command::new("kill")
         .args(["-TERM", &server.child.id().to_string()])
         .status()
@@ -182,7 +109,7 @@ async fn sigterm_shuts_down_cleanly_and_keeps_data() {
     let exited = exited.expect("sitefeed serve exits on SIGTERM within 5 s");
     assert!(exited.success(), "clean exit, got {exited:?}");
     drop(server);
-    let server = start(dir.path()).await;
+    let server = common::start_serve(dir.path()).await;
     let resp = client
         .get(format!("{}/api/watches/{id}", server.base))
         .send()
@@ -205,7 +132,7 @@ fn cli(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
 async fn store_commands_go_through_a_running_server() {
     let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let _server = start(dir.path()).await;
+    let _server = common::start_serve(dir.path()).await;
     let d = dir.path().to_path_buf();
     let url = site.url();
     let (add, again, list, bad) = tokio::task::spawn_blocking(move || {

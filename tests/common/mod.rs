@@ -181,3 +181,75 @@ pub async fn serve(app: Arc<App>) -> String {
     tokio::spawn(sitefeed::server::serve(app, listener, cancel));
     format!("http://{addr}")
 }
+
+/// A `sitefeed serve` child process on a free port of 127.0.0.1, killed when dropped.
+pub struct ServeProcess {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `sitefeed serve` with a config written to `dir/sitefeed.toml` (data in
+/// `dir/data`, private addresses allowed, checks a day apart) and waits until it answers.
+pub async fn start_serve(dir: &std::path::Path) -> ServeProcess {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let cfg = dir.join("sitefeed.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\nbase_url = \"http://127.0.0.1:{port}\"\n\
+             [storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\n\
+             [schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
+            dir.join("data").display().to_string()
+        ),
+    )
+    .expect("config");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("serve")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("spawn sitefeed serve");
+    let server = ServeProcess {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    };
+    let client = reqwest::Client::new();
+    for _ in 0..200 {
+        if let Ok(r) = client.get(format!("{}/healthz", server.base)).send().await {
+            if r.status() == 200 {
+                return server;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("sitefeed serve did not come up");
+}
+
+/// Adds a watch on `url` through the API at `base`; returns its id.
+pub async fn add_watch(client: &reqwest::Client, base: &str, url: &str) -> String {
+    let w: serde_json::Value = client
+        .post(format!("{base}/api/watches"))
+        .json(&serde_json::json!({ "url": url }))
+        .send()
+        .await
+        .expect("add")
+        .json()
+        .await
+        .expect("json");
+    w["id"].as_str().expect("id").to_owned()
+}
