@@ -4,6 +4,7 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY benches ./benches
+COPY bench ./bench
 COPY config ./config
 RUN cargo build --release --locked --bin sitefeed
 
