@@ -40,6 +40,10 @@ pub enum Command {
         /// When to check: adaptive, periodic (daily model) or fixed; default from config.
         #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
         strategy: Option<String>,
+        /// After the first check, show the page's first N entries as items (instead of
+        /// one "now watched" item) until the first new one.
+        #[arg(long, value_name = "N")]
+        backfill: Option<u32>,
     },
     /// List watches.
     List,
@@ -175,6 +179,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             select,
             keywords,
             strategy,
+            backfill,
         } => {
             let req = NewWatch {
                 strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
@@ -190,7 +195,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                             .collect()
                     })
                     .unwrap_or_default(),
-                backfill: None,
+                backfill,
             };
             let (w, added) = app.add_watch(&req)?;
             writeln!(

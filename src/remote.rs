@@ -22,6 +22,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             select,
             keywords,
             strategy,
+            backfill,
         } => {
             let keywords: Vec<String> = keywords
                 .map(|k| {
@@ -31,7 +32,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                         .collect()
                 })
                 .unwrap_or_default();
-            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy});
+            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "backfill": backfill});
             let (status, w) = api
                 .send(
                     reqwest::Method::POST,

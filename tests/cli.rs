@@ -265,3 +265,27 @@ fn opml_import_and_export_via_cli() {
     let out = sitefeed(dir.path()).arg("list").output().expect("run");
     assert_eq!(stdout_lines(&out).len(), 3, "nothing added half-way");
 }
+
+#[test]
+fn add_takes_a_backfill_within_bounds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .args(["add", "https://example.org/a/", "--backfill", "5"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = sitefeed(dir.path())
+        .args(["add", "https://example.org/b/", "--backfill", "100000"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("backfill"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
