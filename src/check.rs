@@ -108,7 +108,7 @@ pub fn analyse(
         Ok(s) => s,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let decoded = extract::charset::decode(input.body, input.content_type);
+    let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
     let page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
         Ok(p) => p,
         Err(e) => return Ok(Err(e.to_string())),

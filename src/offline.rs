@@ -34,7 +34,7 @@ fn read(path: &Path) -> Result<Vec<u8>, Error> {
 fn links_of(path: &Path, base: &Url, charset: Option<&str>) -> Result<Vec<Link>, Error> {
     let body = read(path)?;
     let ct = charset.map(|c| format!("text/html; charset={c}"));
-    let decoded = extract::charset::decode(&body, ct.as_deref());
+    let decoded = extract::charset::decode_for_url(&body, ct.as_deref(), base);
     let page = extract::extract(&decoded.text, base, None)
         .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
     Ok(page.links)

@@ -52,20 +52,8 @@ impl Browser {
     }
 
     async fn get(&mut self, path: &str) -> (StatusCode, String, Option<String>) {
-        let r = self
-            .client
-            .get(format!("{}{path}", self.base))
-            .header(COOKIE, self.cookie_header())
-            .send()
-            .await
-            .expect("get");
-        self.keep(&r);
-        let status = r.status();
-        let loc = r
-            .headers()
-            .get(LOCATION)
-            .map(|l| l.to_str().expect("loc").to_owned());
-        (status, r.text().await.expect("body"), loc)
+        let req = self.client.get(format!("{}{path}", self.base));
+        self.send(req).await
     }
 
     async fn post(
@@ -73,14 +61,18 @@ impl Browser {
         path: &str,
         form: &[(&str, &str)],
     ) -> (StatusCode, String, Option<String>) {
-        let r = self
-            .client
-            .post(format!("{}{path}", self.base))
+        let req = self.client.post(format!("{}{path}", self.base)).form(form);
+        self.send(req).await
+    }
+
+    /// Sends `req` with the session's cookies, keeps the ones it sets, and returns the
+    /// status, the body and the `Location` header.
+    async fn send(&mut self, req: reqwest::RequestBuilder) -> (StatusCode, String, Option<String>) {
+        let r = req
             .header(COOKIE, self.cookie_header())
-            .form(form)
             .send()
             .await
-            .expect("post");
+            .expect("request");
         self.keep(&r);
         let status = r.status();
         let loc = r

@@ -239,7 +239,7 @@ fn site_links(site: &Site) -> Result<Vec<Vec<Link>>, Error> {
         .map(|f| {
             let body = std::fs::read(f)
                 .map_err(|e| Error::Usage(format!("cannot read {}: {e}", f.display())))?;
-            let decoded = extract::charset::decode(&body, None);
+            let decoded = extract::charset::decode_for_url(&body, None, &site.url);
             Ok(extract::extract(&decoded.text, &site.url, None)
                 .map(|p| p.links)
                 .unwrap_or_default())
