@@ -548,6 +548,14 @@ fn methods() -> Vec<Method> {
             params: follow_all,
         },
         Method {
+            name: "Shark-Search + tunnelling (C = 7)",
+            keep_template: false,
+            reseed: false,
+            order: Order::Focused,
+            split: Split::None,
+            params: full,
+        },
+        Method {
             name: "full, no tunnelling (C = 0)",
             keep_template: false,
             reseed: false,
