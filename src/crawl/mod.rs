@@ -1,0 +1,3 @@
+//! Deep watches (issue 7).
+
+pub mod neardup;
