@@ -1,3 +1,4 @@
 //! Deep watches (issue 7).
 
 pub mod neardup;
+pub mod trap;
