@@ -780,4 +780,56 @@ mod tests {
         assert_eq!(anchor(&t, 1), "A");
         assert_eq!(anchor_context(&t, 0, 10), "");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// On any soup of these fragments: the text is collapsed, and every range is on
+        /// char boundaries inside it and holds no more than its link's own text.
+        #[test]
+        fn ranges_are_sound(parts in proptest::collection::vec(0usize..FRAGMENTS.len(), 0..60)) {
+            let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            let base = Url::parse("https://example.com/").unwrap();
+            let links = extract::extract(&html, &base, None).unwrap().links;
+            let (_, t) = contexts_with_text(&html, &base, &links);
+            proptest::prop_assert_eq!(t.anchors.len(), links.len());
+            for s in [&t.text, &t.content] {
+                proptest::prop_assert!(!s.starts_with(' ') && !s.ends_with(' ') && !s.contains("  "));
+            }
+            for (l, r) in links.iter().zip(&t.anchors) {
+                if let Some(r) = r {
+                    let own = t.text.get(r.clone());
+                    proptest::prop_assert!(own.is_some());
+                    let own = own.unwrap();
+                    // the extractor's text may add alt texts and aria-hidden text
+                    proptest::prop_assert!(l.text.contains(own) || own.is_empty(), "{:?} {:?}", own, l.text);
+                }
+            }
+        }
+    }
+
+    const FRAGMENTS: &[&str] = &[
+        "<a href=/a>alpha</a>",
+        "<a href=/b>bé <b>ta</b></a>",
+        "<a href=/c><img alt=c></a>",
+        "<a href=/d>",
+        "</a>",
+        "<li>",
+        "</li>",
+        "<ul>",
+        "</ul>",
+        "<nav>",
+        "</nav>",
+        "<div hidden>",
+        "</div>",
+        "<div>",
+        " text ",
+        "文字",
+        "&amp;",
+        "<span aria-hidden=true>",
+        "</span>",
+        "<script>x</script>",
+        "<p>",
+        "<br>",
+    ];
 }
