@@ -44,7 +44,7 @@ pub mod structure;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::model::Link;
-pub use structure::{contexts, Context};
+pub use structure::{anchor_context, contexts, contexts_with_text, Context, PageText};
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -10,12 +10,19 @@
 //! that closes several elements runs the handlers of all of them). Elements a browser
 //! closes implicitly (`<li>` before `<li>`, `<td>` before `<td>`, `<p>` before a block)
 //! are popped when the next one opens, so that the items of a list stay siblings.
+//!
+//! The same pass can also collect the page's visible text ([`contexts_with_text`]) for
+//! deep watches: every text chunk of the document goes through one document-level
+//! handler, which drops text inside hidden elements (as the extractor hides them) and
+//! notes where each link's own text lands. Callers of [`contexts`] pay nothing for it:
+//! the handler is registered only when text is asked for.
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::rc::Rc;
 
 use lol_html::html_content::{Element, TextChunk, TextType};
-use lol_html::{element, text, HtmlRewriter, Settings};
+use lol_html::{doc_text, element, text, HtmlRewriter, Settings};
 use url::Url;
 
 use crate::extract;
@@ -39,17 +46,122 @@ pub struct Context {
     pub has_text: bool,
 }
 
+/// [`PageText::text`] and [`PageText::content`] stop growing at this many bytes.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The visible text of a page and where each link's own text stands in it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageText {
+    /// Visible text, whitespace collapsed to single spaces, with a space between blocks
+    /// (`<li>a</li><li>b</li>` reads "a b"). Left out: the contents of `script`, `style`,
+    /// `template`, `noscript`, `title` (and SVG's `desc`), and of elements hidden by a
+    /// `hidden` attribute, `aria-hidden="true"` or an inline `display:none` /
+    /// `visibility:hidden`. At most [`MAX_TEXT_BYTES`], cut at a char boundary.
+    pub text: String,
+    /// The same text without what stands in chrome regions ([`Context::chrome`]): what
+    /// near-duplicate signatures and topic relevance look at. Also capped.
+    pub content: String,
+    /// For each link passed in (aligned with them): the byte range in `text` of that
+    /// link's own visible text (empty, at the link's position, for a link without any,
+    /// such as an image link); `None` when the link is unpaired or beyond the cap.
+    pub anchors: Vec<Option<Range<usize>>>,
+}
+
 struct Frame {
     id: u32,
     tag: String,
     sig: u64,
     chrome: bool,
     heading: bool,
+    /// Its text is not shown (always false when text is not collected).
+    hidden: bool,
 }
 
 struct Anchor {
     href: String,
     ctx: Context,
+    /// Where its text stands in the collected text (see [`PageText::anchors`]).
+    range: Option<Range<usize>>,
+}
+
+/// One capped text being collected.
+#[derive(Default)]
+struct Buf {
+    s: String,
+    /// A space is due before the next character.
+    gap: bool,
+    /// It reached [`MAX_TEXT_BYTES`].
+    full: bool,
+}
+
+impl Buf {
+    /// Appends `c` after a space when one is due, unless the cap is reached. Returns
+    /// where `c` was put.
+    fn push(&mut self, c: char) -> Option<usize> {
+        if self.full {
+            return None;
+        }
+        let sep = self.gap && !self.s.is_empty();
+        if self.s.len() + usize::from(sep) + c.len_utf8() > MAX_TEXT_BYTES {
+            self.full = true;
+            return None;
+        }
+        if sep {
+            self.s.push(' ');
+        }
+        self.gap = false;
+        let at = self.s.len();
+        self.s.push(c);
+        Some(at)
+    }
+}
+
+/// The text being collected, when it is asked for.
+#[derive(Default)]
+struct Text {
+    /// All visible text ([`PageText::text`]).
+    all: Buf,
+    /// Visible text outside chrome regions ([`PageText::content`]).
+    content: Buf,
+    /// Raw chunks of the current text node when it has character references, which
+    /// are decoded once the whole node is read (a chunk may end inside one).
+    node: String,
+}
+
+impl Text {
+    /// A block starts or ends: words on either side are apart.
+    fn split(&mut self) {
+        self.all.gap = true;
+        self.content.gap = true;
+    }
+
+    /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
+    /// over what lands in `all`.
+    fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
+        for c in s.chars() {
+            if c == '\0' {
+                continue;
+            }
+            if c.is_whitespace() {
+                self.split();
+                continue;
+            }
+            if let Some(at) = self.all.push(c) {
+                if let Some(r) = range.as_deref_mut() {
+                    if r.start == r.end {
+                        r.start = at;
+                    }
+                    r.end = self.all.s.len();
+                }
+            }
+            if chrome {
+                // What is left out still separates the words around it.
+                self.content.gap = true;
+            } else {
+                self.content.push(c);
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -60,6 +172,8 @@ struct State {
     /// Index in `anchors` of the open `<a>`.
     open: Option<(u32, usize)>,
     base: Option<String>,
+    /// `Some` when the text is collected.
+    text: Option<Text>,
 }
 
 const BLOCKS: &[&str] = &[
@@ -144,7 +258,9 @@ impl State {
         }
     }
 
-    fn on_element(&mut self, el: &mut Element<'_, '_>) -> Option<u32> {
+    /// Handles a start tag. Returns the element's id when it has an end tag, and whether
+    /// that end tag separates words.
+    fn on_element(&mut self, el: &mut Element<'_, '_>) -> Option<(u32, bool)> {
         let tag = el.tag_name();
         match tag.as_str() {
             "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
@@ -174,6 +290,14 @@ impl State {
                 self.anchors[i].ctx.heading = true;
             }
         }
+        let hidden = self.text.is_some() && (parent.is_some_and(|p| p.hidden) || hides(el, &tag));
+        let breaks =
+            self.text.is_some() && extract::links::BREAKING_ELEMENTS.contains(&tag.as_str());
+        if breaks {
+            if let Some(t) = &mut self.text {
+                t.split();
+            }
+        }
         let sig = signature(&tag, el.get_attribute("class").as_deref());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
@@ -184,6 +308,7 @@ impl State {
             sig,
             chrome,
             heading,
+            hidden,
         };
         if frame.tag == "base" && self.base.is_none() {
             self.base = el.get_attribute("href");
@@ -204,14 +329,19 @@ impl State {
                     heading,
                     has_text: false,
                 };
-                self.anchors.push(Anchor { href, ctx });
+                let range = self
+                    .text
+                    .as_ref()
+                    .filter(|t| !t.all.full)
+                    .map(|t| t.all.s.len()..t.all.s.len());
+                self.anchors.push(Anchor { href, ctx, range });
                 if can_close && self.stack.last().is_some_and(|f| f.tag == "a") {
                     self.open = Some((id, self.anchors.len() - 1));
                 }
             }
         }
         if can_close {
-            Some(id)
+            Some((id, breaks))
         } else {
             self.stack.pop();
             None
@@ -228,6 +358,57 @@ impl State {
             }
         }
     }
+
+    /// Any text chunk of the document, when the text is collected.
+    fn on_doc_text(&mut self, chunk: &TextChunk<'_>) {
+        let Some(t) = &mut self.text else {
+            return;
+        };
+        if !matches!(chunk.text_type(), TextType::Data | TextType::RCData)
+            || (t.all.full && t.content.full)
+        {
+            return;
+        }
+        let top = self.stack.last();
+        if top.is_some_and(|f| f.hidden) {
+            return;
+        }
+        let chrome = top.is_some_and(|f| f.chrome);
+        let range = match self.open {
+            Some((_, i)) => self.anchors[i].range.as_mut(),
+            None => None,
+        };
+        let s = chunk.as_str();
+        if t.node.is_empty() && !s.contains('&') {
+            t.push(s, chrome, range);
+            return;
+        }
+        if t.node.len() < 2 * MAX_TEXT_BYTES {
+            t.node.push_str(s);
+        }
+        if chunk.last_in_text_node() {
+            let mut decoded = String::with_capacity(t.node.len());
+            extract::entities::decode_into(&t.node, &mut decoded, false);
+            t.node.clear();
+            t.push(&decoded, chrome, range);
+        }
+    }
+}
+
+/// Does this element keep its text from being shown: one whose content is not rendered
+/// text, or one hidden by the attributes the extractor takes as hiding (see
+/// [`extract::links`])?
+fn hides(el: &Element<'_, '_>, tag: &str) -> bool {
+    matches!(
+        tag,
+        "script" | "style" | "template" | "noscript" | "title" | "desc"
+    ) || el.has_attribute("hidden")
+        || el
+            .get_attribute("aria-hidden")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || el
+            .get_attribute("style")
+            .is_some_and(|s| extract::links::style_hides(&s))
 }
 
 /// How far ahead of the last paired anchor [`contexts`] looks for the next link.
@@ -245,20 +426,26 @@ fn decode_href(h: &str) -> String {
         .replace("&#39;", "'")
 }
 
-/// The context of each of `links` (the extractor's links of the same `html`), `None`
-/// where a link could not be paired with an element (then it is treated as standing
-/// alone). Never fails: a page the pass cannot read gives all `None`.
-pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Context>> {
-    let state = Rc::new(RefCell::new(State::default()));
-    let (s1, s2) = (Rc::clone(&state), Rc::clone(&state));
-    let settings = Settings {
+/// Runs the pass over `html`, collecting the text too when `with_text`. `None` when
+/// lol_html gives up on the page.
+fn pass(html: &str, with_text: bool) -> Option<State> {
+    let state = Rc::new(RefCell::new(State {
+        text: with_text.then(Text::default),
+        ..State::default()
+    }));
+    let (s1, s2, s3) = (Rc::clone(&state), Rc::clone(&state), Rc::clone(&state));
+    let mut settings = Settings {
         element_content_handlers: vec![
             element!("*", move |el| {
-                let id = s1.borrow_mut().on_element(el);
-                if let (Some(id), Some(handlers)) = (id, el.end_tag_handlers()) {
+                let open = s1.borrow_mut().on_element(el);
+                if let (Some((id, breaks)), Some(handlers)) = (open, el.end_tag_handlers()) {
                     let s = Rc::clone(&s1);
                     handlers.push(Box::new(move |_end| {
-                        s.borrow_mut().close(id);
+                        let mut st = s.borrow_mut();
+                        st.close(id);
+                        if let (true, Some(t)) = (breaks, &mut st.text) {
+                            t.split();
+                        }
                         Ok(())
                     }));
                 }
@@ -272,15 +459,26 @@ pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Contex
         strict: false,
         ..Settings::new()
     };
+    if with_text {
+        settings.document_content_handlers.push(doc_text!(move |t| {
+            s3.borrow_mut().on_doc_text(t);
+            Ok(())
+        }));
+    }
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     if rewriter
         .write(html.as_bytes())
         .and_then(|()| rewriter.end())
         .is_err()
     {
-        return vec![None; links.len()];
+        return None;
     }
     let st = std::mem::take(&mut *state.borrow_mut());
+    Some(st)
+}
+
+/// For each of `links`, the index of its anchor in `st.anchors`, if one is found.
+fn pair(st: &State, page_url: &Url, links: &[Link]) -> Vec<Option<usize>> {
     let base = st
         .base
         .as_deref()
@@ -301,7 +499,6 @@ pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Contex
         .collect();
     // Pair in order: the extractor keeps a subsequence of the anchors (it drops hidden,
     // empty and non-http ones), so a greedy forward match with a look-ahead finds them.
-    let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
     let mut cursor = 0;
     links
         .iter()
@@ -309,9 +506,91 @@ pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Contex
             let end = (cursor + LOOK_AHEAD).min(resolved.len());
             let hit = (cursor..end).find(|&q| resolved[q].as_deref() == Some(l.url.as_str()))?;
             cursor = hit + 1;
-            anchors[hit].take()
+            Some(hit)
         })
         .collect()
+}
+
+/// The context of each of `links` (the extractor's links of the same `html`), `None`
+/// where a link could not be paired with an element (then it is treated as standing
+/// alone). Never fails: a page the pass cannot read gives all `None`.
+pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Context>> {
+    let Some(st) = pass(html, false) else {
+        return vec![None; links.len()];
+    };
+    let pairs = pair(&st, page_url, links);
+    let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
+    pairs
+        .into_iter()
+        .map(|p| p.and_then(|i| anchors[i].take()))
+        .collect()
+}
+
+/// [`contexts`], and the page's visible text with where each link's text stands in it,
+/// from the same single pass. Never fails: a page the pass cannot read gives all `None`
+/// and no text.
+pub fn contexts_with_text(
+    html: &str,
+    page_url: &Url,
+    links: &[Link],
+) -> (Vec<Option<Context>>, PageText) {
+    let Some(mut st) = pass(html, true) else {
+        let text = PageText {
+            anchors: vec![None; links.len()],
+            ..PageText::default()
+        };
+        return (vec![None; links.len()], text);
+    };
+    let pairs = pair(&st, page_url, links);
+    let t = st.text.take().unwrap_or_default();
+    let mut anchors: Vec<Option<Anchor>> = st.anchors.into_iter().map(Some).collect();
+    let (contexts, ranges) = pairs
+        .into_iter()
+        .map(|p| match p.and_then(|i| anchors[i].take()) {
+            Some(a) => {
+                // An empty range at the very end of a full text stands past the cap.
+                let range = a
+                    .range
+                    .filter(|r| !(t.all.full && r.start == r.end && r.start >= t.all.s.len()));
+                (Some(a.ctx), range)
+            }
+            None => (None, None),
+        })
+        .unzip();
+    let text = PageText {
+        text: t.all.s,
+        content: t.content.s,
+        anchors: ranges,
+    };
+    (contexts, text)
+}
+
+/// Up to `chars` characters of text on each side of link `link`'s own text (the "anchor
+/// context" of Shark-Search), the link text itself left out, the two sides joined by a
+/// space. Empty when the link is unpaired (or out of range).
+pub fn anchor_context(text: &PageText, link: usize, chars: usize) -> String {
+    let Some(Some(r)) = text.anchors.get(link) else {
+        return String::new();
+    };
+    let (Some(before), Some(after)) = (text.text.get(..r.start), text.text.get(r.end..)) else {
+        return String::new();
+    };
+    let from = before
+        .char_indices()
+        .rev()
+        .take(chars)
+        .last()
+        .map_or(before.len(), |(i, _)| i);
+    let to = after
+        .char_indices()
+        .nth(chars)
+        .map_or(after.len(), |(i, _)| i);
+    let (left, right) = (before[from..].trim(), after[..to].trim());
+    match (left.is_empty(), right.is_empty()) {
+        (false, false) => format!("{left} {right}"),
+        (false, true) => left.to_owned(),
+        _ => right.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -345,4 +624,212 @@ mod tests {
         assert!(!c[4].has_text && c[3].has_text);
         assert!(c[5].has_text);
     }
+
+    use std::fmt::Write;
+
+    fn with_text(html: &str) -> (Vec<Link>, Vec<Option<Context>>, PageText) {
+        let base = Url::parse("https://example.com/").unwrap();
+        let links = extract::extract(html, &base, None).unwrap().links;
+        let (c, t) = contexts_with_text(html, &base, &links);
+        assert_eq!(
+            c,
+            contexts(html, &base, &links),
+            "same contexts as without text"
+        );
+        assert_eq!(t.anchors.len(), links.len());
+        (links, c, t)
+    }
+
+    fn anchor(t: &PageText, i: usize) -> &str {
+        &t.text[t.anchors[i].clone().unwrap()]
+    }
+
+    #[test]
+    fn text_with_link_ranges() {
+        let (links, c, t) = with_text(
+            "<html><head><title>Page</title><style>p{color:red}</style></head><body>\
+             <nav><a href=/home>Home</a> | <a href=/about>About us</a></nav>\
+             <h1>News &amp; notes</h1><ul><li><a href=/1>First <b>story</b></a> today</li>\
+             <li><a href=/2>Second</a></li></ul><p>See <a href=/3>the&nbsp;archive</a>.</p>\
+             <a href=/img><img src=x.png alt=pic></a><script>var x = '<a href=/s>no</a>';</script>\
+             <footer>© 2024 <a href=/legal>Legal</a></footer></body></html>",
+        );
+        assert_eq!(links.len(), 7);
+        assert!(c.iter().all(Option::is_some));
+        assert_eq!(
+            t.text,
+            "Home | About us News & notes First story today Second See the archive. © 2024 Legal"
+        );
+        assert_eq!(
+            t.content,
+            "News & notes First story today Second See the archive."
+        );
+        let texts: Vec<&str> = (0..links.len()).map(|i| anchor(&t, i)).collect();
+        assert_eq!(
+            texts,
+            [
+                "Home",
+                "About us",
+                "First story",
+                "Second",
+                "the archive",
+                "",
+                "Legal"
+            ]
+        );
+        // the image link stands between the archive link and the footer
+        let img = t.anchors[5].clone().unwrap();
+        assert!(img.start >= t.anchors[4].clone().unwrap().end);
+        assert!(img.start <= t.anchors[6].clone().unwrap().start);
+        assert_eq!(anchor_context(&t, 2, 13), "News & notes today Second");
+        assert_eq!(anchor_context(&t, 0, 4), "| A");
+        assert_eq!(anchor_context(&t, 6, 7), "© 2024");
+        assert_eq!(anchor_context(&t, 99, 10), "");
+    }
+
+    #[test]
+    fn blocks_are_separated_and_inline_elements_are_not() {
+        let (_, _, t) = with_text(
+            "<ul><li>a</li><li>b</li></ul><div>c</div><div>d<br>e</div><p>f<span>g</span>h</p>\
+             <table><tr><td>1</td><td>2</td></tr></table>x&amp;y &lt;z&gt; <em>w</em>",
+        );
+        assert_eq!(t.text, "a b c d e fgh 1 2 x&y <z> w");
+        assert_eq!(t.content, t.text);
+    }
+
+    #[test]
+    fn hidden_text_is_left_out() {
+        let (links, _, t) = with_text(
+            "<p>shown</p><div hidden>secret <a href=/h>hidden link</a></div>\
+             <span style='display: none'>none</span><span style=\"visibility:hidden\">inv</span>\
+             <span aria-hidden=true>icon</span><template><p>tpl</p></template>\
+             <noscript>enable js</noscript><script>var s = 1;</script><style>.a{}</style>\
+             <svg><title>tip</title><desc>d</desc><text>svgtext</text></svg>\
+             <p>after <a href=/v>visible</a></p>",
+        );
+        assert_eq!(links.len(), 1);
+        assert_eq!(t.text, "shown svgtext after visible");
+        assert_eq!(anchor(&t, 0), "visible");
+    }
+
+    #[test]
+    fn chrome_landmarks_are_not_content() {
+        let (_, c, t) = with_text(
+            "<header>Site name</header><div role=navigation><a href=/a>Menu</a></div>\
+             <main><p>Body text <a href=/b>item</a></p></main><aside>Side</aside>\
+             <div role=contentinfo>Contact</div><p>end</p>",
+        );
+        assert!(c[0].as_ref().unwrap().chrome && !c[1].as_ref().unwrap().chrome);
+        assert_eq!(t.text, "Site name Menu Body text item Side Contact end");
+        assert_eq!(t.content, "Body text item end");
+        assert_eq!(anchor(&t, 0), "Menu");
+        assert_eq!(anchor(&t, 1), "item");
+    }
+
+    #[test]
+    fn cjk_text() {
+        let (_, _, t) = with_text(
+            "<nav><a href=/>首页</a></nav><ul><li><a href=/n/1>关于举办2024年运动会的通知</a> \
+             <span>2024-05-03</span></li><li><a href=/n/2>图书馆开放时间调整</a></li></ul>",
+        );
+        assert_eq!(
+            t.text,
+            "首页 关于举办2024年运动会的通知 2024-05-03 图书馆开放时间调整"
+        );
+        assert_eq!(anchor(&t, 1), "关于举办2024年运动会的通知");
+        assert_eq!(anchor(&t, 2), "图书馆开放时间调整");
+        assert_eq!(anchor_context(&t, 2, 11), "2024-05-03");
+        assert_eq!(anchor_context(&t, 1, 2), "页 2");
+        assert_eq!(
+            t.content,
+            "关于举办2024年运动会的通知 2024-05-03 图书馆开放时间调整"
+        );
+    }
+
+    #[test]
+    fn text_is_capped_on_a_huge_page() {
+        let mut html = String::from("<nav>menu</nav>");
+        for i in 0..20_000 {
+            write!(html, "<p>段落 {i} <a href=/p/{i}>link {i}</a></p>").unwrap();
+        }
+        let (links, _, t) = with_text(&html);
+        assert_eq!(links.len(), 20_000);
+        assert!(t.text.len() <= MAX_TEXT_BYTES && t.text.len() > MAX_TEXT_BYTES - 16);
+        assert!(t.content.len() <= MAX_TEXT_BYTES && t.content.len() > MAX_TEXT_BYTES - 16);
+        assert!(t.text.starts_with("menu 段落 0 link 0 段落 1"));
+        assert!(t.content.starts_with("段落 0 link 0"));
+        let paired = t.anchors.iter().filter(|a| a.is_some()).count();
+        assert!(paired > 1000 && paired < 20_000, "{paired}");
+        assert!(t.anchors.last().unwrap().is_none());
+        for r in t.anchors.iter().flatten() {
+            assert!(r.end <= t.text.len());
+            assert!(
+                t.text[r.clone()].starts_with("link") || "link".starts_with(&t.text[r.clone()])
+            );
+        }
+    }
+
+    #[test]
+    fn unpaired_links_have_no_range() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let html = "<p>x <a href=/a>A</a></p>";
+        let mut links = extract::extract(html, &base, None).unwrap().links;
+        links.insert(0, Link::new("o", "https://other.example/"));
+        let (c, t) = contexts_with_text(html, &base, &links);
+        assert!(c[0].is_none() && t.anchors[0].is_none());
+        assert_eq!(anchor(&t, 1), "A");
+        assert_eq!(anchor_context(&t, 0, 10), "");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// On any soup of these fragments: the text is collapsed, and every range is on
+        /// char boundaries inside it and holds no more than its link's own text.
+        #[test]
+        fn ranges_are_sound(parts in proptest::collection::vec(0usize..FRAGMENTS.len(), 0..60)) {
+            let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            let base = Url::parse("https://example.com/").unwrap();
+            let links = extract::extract(&html, &base, None).unwrap().links;
+            let (_, t) = contexts_with_text(&html, &base, &links);
+            proptest::prop_assert_eq!(t.anchors.len(), links.len());
+            for s in [&t.text, &t.content] {
+                proptest::prop_assert!(!s.starts_with(' ') && !s.ends_with(' ') && !s.contains("  "));
+            }
+            for (l, r) in links.iter().zip(&t.anchors) {
+                if let Some(r) = r {
+                    let own = t.text.get(r.clone());
+                    proptest::prop_assert!(own.is_some());
+                    let own = own.unwrap();
+                    // the extractor's text may add alt texts and aria-hidden text
+                    proptest::prop_assert!(l.text.contains(own) || own.is_empty(), "{:?} {:?}", own, l.text);
+                }
+            }
+        }
+    }
+
+    const FRAGMENTS: &[&str] = &[
+        "<a href=/a>alpha</a>",
+        "<a href=/b>bé <b>ta</b></a>",
+        "<a href=/c><img alt=c></a>",
+        "<a href=/d>",
+        "</a>",
+        "<li>",
+        "</li>",
+        "<ul>",
+        "</ul>",
+        "<nav>",
+        "</nav>",
+        "<div hidden>",
+        "</div>",
+        "<div>",
+        " text ",
+        "文字",
+        "&amp;",
+        "<span aria-hidden=true>",
+        "</span>",
+        "<script>x</script>",
+        "<p>",
+        "<br>",
+    ];
 }

@@ -15,7 +15,7 @@
 //! name (byte order) for binary search.
 
 /// Appends `src` to `dst` with its character references decoded.
-pub(super) fn decode_into(src: &str, dst: &mut String, in_attribute: bool) {
+pub(crate) fn decode_into(src: &str, dst: &mut String, in_attribute: bool) {
     let mut last = 0;
     let mut i = 0;
     while let Some(off) = src[i..].find('&') {

@@ -54,7 +54,7 @@ const MAX_RAW_TEXT_BYTES: usize = 64 * 1024;
 /// Elements whose start or end separates words in rendered text (`innerText`), so
 /// `<a><div>Title</div><div>2024-01-01</div></a>` reads "Title 2024-01-01", not
 /// "Title2024-01-01".
-const BREAKING_ELEMENTS: &[&str] = &[
+pub(crate) const BREAKING_ELEMENTS: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -587,7 +587,7 @@ fn breaks_words(gap: &str) -> bool {
 
 /// Does an inline style hide the element? (`display: none`, `visibility:hidden`, with
 /// any spacing, case and `!important`.)
-fn style_hides(style: &str) -> bool {
+pub(crate) fn style_hides(style: &str) -> bool {
     let compact: String = style
         .chars()
         .filter(|c| !c.is_ascii_whitespace())

@@ -75,7 +75,7 @@
 //!   WHATWG parser's rule). Compare URLs after [`url::normalize`] on both sides.
 
 pub mod charset;
-mod entities;
+pub(crate) mod entities;
 pub mod fingerprint;
 pub mod links;
 pub mod url;
