@@ -64,6 +64,36 @@ impl From<RawWatch> for NewWatch {
     }
 }
 
+/// Keywords a watch may have, and the longest keyword.
+const MAX_KEYWORDS: usize = 20;
+const MAX_KEYWORD_CHARS: usize = 100;
+
+/// Trimmed, non-empty, distinct keywords; an error names the one that is wrong.
+fn validate_keywords(raw: &[String]) -> Result<Vec<String>, AppError> {
+    let mut out: Vec<String> = Vec::new();
+    // "a, b" given as one keyword (a form field) is two.
+    for k in raw.iter().flat_map(|k| k.split(',')) {
+        let k = k.trim();
+        if k.is_empty() || out.iter().any(|o| o.to_lowercase() == k.to_lowercase()) {
+            continue;
+        }
+        if k.chars().count() > MAX_KEYWORD_CHARS || k.chars().any(char::is_control) {
+            return Err(AppError::BadInput(format!(
+                "keyword `{}` is not a short line of text (at most {MAX_KEYWORD_CHARS} characters)",
+                k.chars().take(40).collect::<String>()
+            )));
+        }
+        out.push(k.to_owned());
+    }
+    if out.len() > MAX_KEYWORDS {
+        return Err(AppError::BadInput(format!(
+            "{} keywords is more than {MAX_KEYWORDS}; keep the few that name the topic",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
 /// Longest user title kept.
 const MAX_TITLE_CHARS: usize = 300;
 
@@ -112,17 +142,7 @@ impl App {
                 "depth {depth} is not 1, 2 or 3"
             )));
         }
-        if depth > 1 {
-            return Err(AppError::BadInput(
-                "depth 2 and 3 (deep watches) are not available in this version; use depth 1"
-                    .into(),
-            ));
-        }
-        if req.keywords.iter().any(|k| !k.trim().is_empty()) {
-            return Err(AppError::BadInput(
-                "keywords steer deep watches, which are not available in this version".into(),
-            ));
-        }
+        let keywords = validate_keywords(&req.keywords)?;
         let select = match req.select.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(s) => {
@@ -148,7 +168,7 @@ impl App {
             title,
             depth,
             select,
-            keywords: Vec::new(),
+            keywords,
             created: self.clock.now(),
             strategy: req.strategy,
         })
@@ -211,6 +231,7 @@ impl App {
             &self.store,
             &self.fetcher,
             &self.config.schedule,
+            &self.config.deep,
             watch,
             self.clock.now(),
             dry_run,

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use url::Url;
 
-use crate::config::ScheduleConfig;
+use crate::config::{DeepConfig, ScheduleConfig};
+use crate::crawl::DeepOutcome;
 use crate::diff;
 use crate::entries;
 use crate::extract::{self, fingerprint, Selector};
@@ -23,6 +24,9 @@ pub struct PageInput<'a> {
     /// The page's URL (after redirects), the base for relative links.
     pub url: &'a Url,
     pub validators: Validators,
+    /// The site's template (deep watches, `crawl::template`): links removed before the
+    /// link fingerprint and the diff.
+    pub template: Option<&'a crate::crawl::template::Template>,
 }
 
 /// What the analysis of a page found.
@@ -120,6 +124,16 @@ pub fn analyse(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
+    // Deep watches: the site's template links and blocks are noise, removed before the
+    // denoised fingerprint and the diff (seed 003).
+    let mut page = page;
+    let mut early_ctx = None;
+    if let Some(t) = input.template.filter(|t| !t.is_empty()) {
+        let ctx = entries::contexts(&decoded.text, input.url, &page.links);
+        let (links, ctx) = t.strip(std::mem::take(&mut page.links), ctx);
+        page.links = links;
+        early_ctx = Some(ctx);
+    }
     let link_fp = hex(&fingerprint::links(&page.links));
     if prev.link_fingerprint.as_deref() == Some(link_fp.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
@@ -159,7 +173,7 @@ pub fn analyse(
         return Err(e);
     }
     // Entries, not links; chrome is not news; a layout change is not news either.
-    let ctx = entries::contexts(&decoded.text, input.url, &page.links);
+    let ctx = early_ctx.unwrap_or_else(|| entries::contexts(&decoded.text, input.url, &page.links));
     let page_roles = entries::roles(&ctx);
     let mut note = None;
     let item_idx = if baseline || new_idx.is_empty() {
@@ -213,7 +227,7 @@ pub fn analyse(
 }
 
 /// The feed item for a new link; a link without text is titled by its URL.
-fn item_for(l: &Link, now: i64) -> Item {
+pub(crate) fn item_for(l: &Link, now: i64) -> Item {
     let title = if l.text.is_empty() {
         l.url.clone()
     } else {
@@ -233,6 +247,7 @@ pub fn settle(
     watch: &Watch,
     prev: &WatchState,
     result: Result<Analysis, (String, &'static str)>,
+    deep: Option<DeepOutcome>,
     now: i64,
     duration_ms: u64,
 ) -> (WatchState, CheckRecord, CheckReport) {
@@ -244,7 +259,7 @@ pub fn settle(
     let mut record = CheckRecord::default();
     let mut report = CheckReport::default();
     let mut new_links = 0;
-    let outcome = match result {
+    let mut outcome = match result {
         Err((msg, kind)) => {
             st.status = Status::Error;
             st.error = Some(msg.clone());
@@ -314,6 +329,13 @@ pub fn settle(
             }
         }
     };
+    if let (Some(d), Status::Ok) = (deep, st.status) {
+        let n = merge_deep(&mut st, &mut record, &mut report, d, now);
+        new_links += n;
+        if n > 0 && outcome == Outcome::Unchanged {
+            outcome = Outcome::Updated;
+        }
+    }
     let strategy = watch.strategy.unwrap_or(sched.strategy);
     let obs = Observation { outcome, new_links };
     let secs = schedule::plan(
@@ -330,11 +352,39 @@ pub fn settle(
     (st, record, report)
 }
 
+/// A deep watch's site pages: their items join the feed after the page's own (the page's
+/// top entry keeps the highest sequence), their state joins the batch. Returns the count
+/// of their items.
+fn merge_deep(
+    st: &mut WatchState,
+    record: &mut CheckRecord,
+    report: &mut CheckReport,
+    d: DeepOutcome,
+    now: i64,
+) -> u32 {
+    let n = d.items.len();
+    if n > 0 {
+        st.last_change = Some(now);
+        st.item_seq += n as u64;
+        st.item_count += n as u64;
+        let mut items: Vec<Item> = d.items.iter().rev().cloned().collect();
+        items.append(&mut record.new_items);
+        record.new_items = items;
+        report.new_items.extend(d.items);
+    }
+    report.changed |= d.changed;
+    record.seen_urls.extend(d.seen_urls);
+    st.crawl = Some(d.record.state.summary());
+    record.crawl = Some(d.record);
+    n as u32
+}
+
 /// Fetches and analyses the page of `watch`; commits unless `dry_run`.
 pub async fn run(
     store: &Store,
     fetcher: &Fetcher,
     sched: &ScheduleConfig,
+    deep_cfg: &DeepConfig,
     watch: &Watch,
     now: i64,
     dry_run: bool,
@@ -352,19 +402,24 @@ pub async fn run(
         last_modified: prev.last_modified.clone(),
     };
     let mut retry_after = None;
+    let mut crawl = if crate::crawl::is_deep(watch) {
+        Some(crate::crawl::Crawl::load(store, deep_cfg, watch)?)
+    } else {
+        None
+    };
     let result = match fetcher.get(&url, &validators).await {
         Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
             raw_fingerprint: None,
             validators: None,
         }),
         Ok(FetchOutcome::Page(page)) => {
-            let input = PageInput {
-                body: &page.body,
-                content_type: page.content_type.as_deref(),
-                url: &page.url,
-                validators: page.validators.clone(),
-            };
-            analyse(store, watch, &prev, &input, now)?.map_err(|m| (m, "page"))
+            let input =
+                crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
+            let mut a = analyse(store, watch, &prev, &input, now)?;
+            if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
+                c.root(&page, analysis)?;
+            }
+            a.map_err(|m| (m, "page"))
         }
         Err(e) if e.is_deferral() => return defer(store, watch, &prev, &e, now, dry_run),
         Err(e) => {
@@ -372,8 +427,16 @@ pub async fn run(
             Err((e.to_string(), e.kind()))
         }
     };
+    // The site's pages, when the watch's own page could be read.
+    let deep = match crawl {
+        Some(mut c) if result.is_ok() => {
+            c.visit(fetcher, now).await?;
+            Some(c.finish()?)
+        }
+        _ => None,
+    };
     let ms = started.elapsed().as_millis() as u64;
-    let (mut state, record, mut report) = settle(sched, watch, &prev, result, now, ms);
+    let (mut state, record, mut report) = settle(sched, watch, &prev, result, deep, now, ms);
     // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
     // check comes no sooner, whatever the schedule says.
     if let Some(wait) = retry_after {
@@ -432,7 +495,7 @@ pub fn apply(
     duration_ms: u64,
     dry_run: bool,
 ) -> Result<CheckReport, StoreError> {
-    let (state, record, report) = settle(sched, watch, prev, result, now, duration_ms);
+    let (state, record, report) = settle(sched, watch, prev, result, None, now, duration_ms);
     if !dry_run {
         store.commit_check(&watch.id, prev, &state, &record)?;
     }

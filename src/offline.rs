@@ -144,6 +144,7 @@ pub fn replay_reports(
             content_type: None,
             url: base,
             validators: Validators::default(),
+            template: None,
         };
         let result = check::analyse(&store, &watch, &prev, &input, now)?.map_err(|m| (m, "page"));
         let report = check::apply(

@@ -1,5 +1,781 @@
-//! Deep watches (issue 7).
+//! Deep watches (issue 7, DESIGN 4): a watch of depth 2 or 3 also watches the pages its
+//! page links to, and at depth 3 the pages those link to (stored and diffed, not
+//! followed further). New entries on any of them go into the watch's one feed, once.
+//!
+//! # One deep check
+//!
+//! 1. The watch's own page is checked as any page (`check::analyse`), with the site's
+//!    template links and blocks removed first ([`template`], seed 003).
+//! 2. Its links that are worth following (same site, not a spider trap, not a calendar
+//!    beyond `deep.calendar_pages`, not already known; [`trap`], seed 000 1.3 and seed
+//!    004 3.4.6) join the frontier, with the pages the watch already knows as lists and
+//!    the candidates left over from the last check.
+//! 3. Pages are taken from the frontier, up to `deep.max_pages_per_check`, breadth first,
+//!    or with keywords best first by OTIE cash handed down in proportion to Shark-Search
+//!    potential, tunnelling through irrelevant pages up to a cut-off ([`focus`], seed
+//!    001). Every fetch goes through the one polite fetcher; a host that is busy ends
+//!    the crawl for this check (the rest waits for the next).
+//! 4. A page seen for the first time is classified: a *hub* (more links than
+//!    `deep.hub_links`, seed 000 1.3), a *near-duplicate* of a known page (simhash,
+//!    [`neardup`], seed 004 3.4.5), a *list* (a repeated structure of at least
+//!    `deep.list_entries` links: re-visited on every check) or a *leaf* (an item page:
+//!    stored once). Its links are its baseline: none is an item.
+//! 5. A list page visited again is diffed like the watch's page: new entries whose URL
+//!    the watch has never seen on any page become items; with keywords, only those whose
+//!    Shark-Search relevance reaches `deep.relevance_threshold`.
+//! 6. Everything is committed in the check's one atomic batch: items, every URL observed
+//!    (so no URL is ever an item twice, whichever page shows it), the pages' link
+//!    arrays and the crawl state.
 
 pub mod focus;
 pub mod neardup;
+pub mod state;
+pub mod template;
 pub mod trap;
+
+use std::collections::{HashMap, HashSet};
+
+use url::Url;
+
+use crate::check::{Analysis, PageInput};
+use crate::config::DeepConfig;
+use crate::diff;
+use crate::entries::{self, structure::PageText, Context};
+use crate::extract::{self, fingerprint, Selector};
+use crate::fetch::{FetchOutcome, Fetcher, Page, Validators};
+use crate::model::{hex, Item, Link, Watch};
+use crate::store::{CrawlRecord, Store, StoreError};
+use focus::{Candidate, FocusParams, Frontier, LinkCue, Order, Parent, Topic};
+use state::{CrawlState, Kind, PageState};
+use template::Template;
+
+/// Characters of text on each side of a link that make its Shark-Search context.
+const CONTEXT_CHARS: usize = 80;
+/// Failed fetches in a row after which a known page is given up.
+const MAX_FAILURES: u32 = 3;
+
+/// Whether a watch goes the deep way: depth 2 or 3, or keywords to focus on.
+pub fn is_deep(watch: &Watch) -> bool {
+    watch.depth > 1 || watch.keywords.iter().any(|k| !k.trim().is_empty())
+}
+
+/// What a deep check adds to the watch's own check.
+#[derive(Debug, Default)]
+pub struct DeepOutcome {
+    /// Items from the site's pages, in crawl order.
+    pub items: Vec<Item>,
+    /// URLs observed for the first time: they join the watch's seen set.
+    pub seen_urls: Vec<String>,
+    pub record: CrawlRecord,
+    /// Any page's links changed.
+    pub changed: bool,
+}
+
+/// One deep check in progress.
+pub struct Crawl<'a> {
+    store: &'a Store,
+    cfg: &'a DeepConfig,
+    watch: &'a Watch,
+    root: Url,
+    topic: Option<Topic>,
+    params: FocusParams,
+    rules: trap::TrapRules,
+    state: CrawlState,
+    template: Template,
+    frontier: Frontier,
+    /// URLs emitted as items in this check.
+    emitted: HashSet<String>,
+    /// URLs observed in this check (to add to the seen set when new).
+    observed: HashSet<String>,
+    /// Pages per calendar shape, known or queued.
+    calendars: HashMap<String, usize>,
+    pages_out: Vec<(String, Vec<Link>)>,
+    items: Vec<Item>,
+    changed: bool,
+    fetched: u32,
+    /// The template was learned from too few pages when the check began: learn it anew
+    /// after each page (only while a watch starts; afterwards it stays as the check
+    /// began, so an entry that is new on every page at once is not taken for template).
+    bootstrap: bool,
+}
+
+impl std::fmt::Debug for Crawl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Crawl")
+            .field("watch", &self.watch.id)
+            .field("fetched", &self.fetched)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A fetched page, read: links with and without template, contexts, text.
+struct Read {
+    title: Option<String>,
+    all: Vec<Link>,
+    kept: Vec<Link>,
+    kept_ctx: Vec<Option<Context>>,
+    /// Shark-Search context of each kept link.
+    cues: Vec<(String, String)>,
+    content: String,
+    nofollow: bool,
+}
+
+impl<'a> Crawl<'a> {
+    /// Loads the watch's crawl state and learns its site's template.
+    pub fn load(
+        store: &'a Store,
+        cfg: &'a DeepConfig,
+        watch: &'a Watch,
+    ) -> Result<Self, StoreError> {
+        let state = store.crawl(&watch.id)?;
+        let root = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
+            key: watch.id.to_string(),
+            reason: format!("stored URL does not parse: {e}"),
+        })?;
+        let topic = Topic::new(&watch.keywords);
+        let params = FocusParams {
+            threshold: cfg.relevance_threshold,
+            tunnel_cutoff: cfg.tunnel_cutoff,
+            ..FocusParams::default()
+        };
+        let rules = trap::TrapRules {
+            max_url_len: cfg.max_url_len,
+            max_path_segments: cfg.max_path_segments,
+            ..trap::TrapRules::default()
+        };
+        let template = state.sample.template(cfg.template_share);
+        let bootstrap = state.sample.len() < template::MIN_PAGES;
+        let order = if topic.is_some() {
+            Order::Focused
+        } else {
+            Order::Breadth
+        };
+        let mut calendars: HashMap<String, usize> = HashMap::new();
+        for url in state.pages.keys() {
+            if let Some(shape) = Url::parse(url).ok().as_ref().and_then(trap::calendar_shape) {
+                *calendars.entry(shape).or_default() += 1;
+            }
+        }
+        Ok(Self {
+            store,
+            cfg,
+            watch,
+            root,
+            topic,
+            params,
+            rules,
+            state,
+            template,
+            frontier: Frontier::new(order),
+            emitted: HashSet::new(),
+            observed: HashSet::new(),
+            calendars,
+            pages_out: Vec::new(),
+            items: Vec::new(),
+            changed: false,
+            fetched: 0,
+            bootstrap,
+        })
+    }
+
+    /// The site's template as learned before this check (applied to every page of it).
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
+    /// After the watch's own page was analysed: learns from it, filters its items by
+    /// relevance (with keywords) and seeds the frontier with its links.
+    pub fn root(&mut self, page: &Page, analysis: &mut Analysis) -> Result<(), StoreError> {
+        let Analysis::Changed(changed) = analysis else {
+            return Ok(());
+        };
+        let selector = self
+            .watch
+            .select
+            .as_deref()
+            .and_then(|s| Selector::parse(s).ok());
+        let Some(read) = self.read(page, selector.as_ref(), true) else {
+            return Ok(());
+        };
+        if let Some(topic) = &self.topic {
+            self.state.root_relevance = focus::page_relevance(
+                topic,
+                &self.params,
+                read.title.as_deref().unwrap_or(""),
+                &read.content,
+            );
+        }
+        let parent = Parent {
+            relevance: self.state.root_relevance,
+            inherited: self.state.root_relevance,
+            cash: 1.0,
+            tunnel: 0.0,
+        };
+        let scored = self.score(&read, &parent);
+        if self.topic.is_some() {
+            let threshold = self.params.threshold;
+            changed.new_items.retain(|i| {
+                read.kept
+                    .iter()
+                    .find(|l| l.url == i.link)
+                    .is_some_and(|l| self.item_relevance(l) >= threshold)
+            });
+        }
+        for i in &changed.new_items {
+            self.emitted.insert(i.link.clone());
+        }
+        for l in &read.all {
+            self.observed.insert(l.url.clone());
+        }
+        if self.watch.depth > 1 && !read.nofollow {
+            for (i, l) in read.kept.iter().enumerate() {
+                if self.followable(&l.url) {
+                    let s = scored[i];
+                    self.push(Candidate {
+                        url: l.url.clone(),
+                        level: 2,
+                        cash: s.cash,
+                        potential: s.potential,
+                        inherited: s.inherited,
+                        tunnel: 0.0,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Visits the site's pages for this check: the known lists, the candidates left from
+    /// before, and what the watch's page led to, within the page budget.
+    pub async fn visit(&mut self, fetcher: &Fetcher, now: i64) -> Result<(), StoreError> {
+        if self.watch.depth < 2 {
+            return Ok(());
+        }
+        // Known lists first (breadth first: by level, the longest unvisited first).
+        let mut lists: Vec<(&String, &PageState)> = self
+            .state
+            .pages
+            .iter()
+            .filter(|(_, p)| p.kind == Kind::List && p.level <= self.watch.depth)
+            .collect();
+        lists.sort_by_key(|(_, p)| (p.level, p.fetched));
+        let revisits: Vec<Candidate> = lists
+            .into_iter()
+            .map(|(url, p)| Candidate {
+                url: url.clone(),
+                level: p.level,
+                cash: p.cash.max(p.relevance),
+                potential: p.relevance,
+                inherited: p.inherited,
+                tunnel: p.tunnel,
+            })
+            .collect();
+        for c in revisits {
+            self.frontier.push(c);
+        }
+        for c in std::mem::take(&mut self.state.frontier) {
+            if !self.state.pages.contains_key(&c.url) {
+                self.push(c);
+            }
+        }
+        while (self.fetched as usize) < self.cfg.max_pages_per_check {
+            let Some(cand) = self.frontier.pop() else {
+                break;
+            };
+            let known = self.state.pages.contains_key(&cand.url);
+            if !known && self.state.pages.len() >= self.cfg.max_pages {
+                self.state.frontier.push(cand);
+                continue;
+            }
+            if !self.visit_one(fetcher, cand, now).await? {
+                break;
+            }
+        }
+        // What is left waits for the next check (known lists are queued again anyway).
+        let left = std::mem::replace(&mut self.frontier, Frontier::new(Order::Breadth));
+        let pages = &self.state.pages;
+        self.state.frontier.extend(
+            left.into_waiting()
+                .into_iter()
+                .filter(|c| !pages.contains_key(&c.url)),
+        );
+        self.state.frontier.truncate(state::FRONTIER_KEPT);
+        self.state.last_fetched = self.fetched;
+        Ok(())
+    }
+
+    /// Fetches and reads one page. `false`: stop crawling for this check (the host has
+    /// no time now; the candidate waits).
+    async fn visit_one(
+        &mut self,
+        fetcher: &Fetcher,
+        cand: Candidate,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let Ok(url) = Url::parse(&cand.url) else {
+            return Ok(true);
+        };
+        let known = self.state.pages.get(&cand.url).cloned();
+        let validators = known
+            .as_ref()
+            .map_or_else(Validators::default, |p| Validators {
+                etag: p.etag.clone(),
+                last_modified: p.last_modified.clone(),
+            });
+        self.fetched += 1;
+        let page = match fetcher.get(&url, &validators).await {
+            Ok(FetchOutcome::Page(page)) => page,
+            Ok(FetchOutcome::NotModified) => {
+                if let Some(p) = self.state.pages.get_mut(&cand.url) {
+                    p.fetched = now;
+                    p.failures = 0;
+                }
+                return Ok(true);
+            }
+            Err(e) if e.is_deferral() => {
+                self.fetched -= 1;
+                self.state.frontier.push(cand);
+                return Ok(false);
+            }
+            Err(e) => {
+                tracing::debug!(url = %cand.url, error = %e, "deep page failed");
+                let p = self
+                    .state
+                    .pages
+                    .entry(cand.url.clone())
+                    .or_insert_with(|| new_page(&cand, now));
+                p.failures += 1;
+                p.fetched = now;
+                if known.is_none()
+                    || p.failures >= MAX_FAILURES
+                    || matches!(
+                        e,
+                        crate::fetch::FetchError::NotHtml(_)
+                            | crate::fetch::FetchError::Robots { .. }
+                    )
+                {
+                    p.kind = Kind::Unusable;
+                    p.why = Some(e.to_string());
+                }
+                return Ok(true);
+            }
+        };
+        if !trap::same_site(&self.root, &page.url) {
+            let p = self
+                .state
+                .pages
+                .entry(cand.url.clone())
+                .or_insert_with(|| new_page(&cand, now));
+            p.kind = Kind::Unusable;
+            p.why = Some(format!("redirects off the site, to {}", page.url));
+            return Ok(true);
+        }
+        self.page(cand, known.as_ref(), &page, now)?;
+        Ok(true)
+    }
+
+    /// Reads a fetched page of the site: classifies it, diffs it if it is a known list,
+    /// follows its links if the depth allows.
+    fn page(
+        &mut self,
+        cand: Candidate,
+        known: Option<&PageState>,
+        page: &Page,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let raw = hex(&fingerprint::raw(&page.body));
+        let mut st = known.cloned().unwrap_or_else(|| new_page(&cand, now));
+        st.fetched = now;
+        st.failures = 0;
+        st.etag.clone_from(&page.validators.etag);
+        st.last_modified.clone_from(&page.validators.last_modified);
+        if st.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+            self.state.pages.insert(cand.url, st);
+            return Ok(());
+        }
+        st.raw_fingerprint = Some(raw);
+        let Some(read) = self.read(page, None, false) else {
+            st.kind = Kind::Unusable;
+            st.why = Some("no readable links".into());
+            self.state.pages.insert(cand.url, st);
+            return Ok(());
+        };
+        for l in &read.all {
+            self.observed.insert(l.url.clone());
+        }
+        let link_fp = hex(&fingerprint::links(&read.kept));
+        let same_links = st.link_fingerprint.as_deref() == Some(link_fp.as_str());
+        st.link_fingerprint = Some(link_fp);
+        st.links = read.kept.len() as u32;
+        st.nofollow = read.nofollow;
+        if read.title.is_some() {
+            st.title.clone_from(&read.title);
+        }
+        // Relevance and tunnelling (seed 001).
+        if let Some(topic) = &self.topic {
+            st.relevance = focus::page_relevance(
+                topic,
+                &self.params,
+                read.title.as_deref().unwrap_or(""),
+                &read.content,
+            );
+            st.tunnel = focus::tunnel(&self.params, cand.tunnel, st.relevance);
+        }
+        st.inherited = cand.inherited;
+        st.cash = cand.cash;
+        self.classify(&cand.url, known.is_none(), &read, &mut st)?;
+        let parent = Parent {
+            relevance: st.relevance,
+            inherited: st.inherited,
+            cash: st.cash,
+            tunnel: st.tunnel,
+        };
+        let scored = self.score(&read, &parent);
+        // A known list that changed: its new entries are items.
+        if known.is_some() && st.kind == Kind::List && !same_links {
+            self.changed = true;
+            self.emit(&cand.url, &read, &mut st, now)?;
+        }
+        if known.is_none() || !same_links {
+            self.pages_out.push((cand.url.clone(), read.kept.clone()));
+        }
+        // Follow, if the depth, robots and the topic allow.
+        let follow = cand.level < self.watch.depth
+            && matches!(st.kind, Kind::List | Kind::Leaf)
+            && !st.nofollow
+            && (self.topic.is_none() || focus::may_follow(&self.params, st.tunnel));
+        let level = cand.level;
+        let tunnel = st.tunnel;
+        self.state.pages.insert(cand.url, st);
+        if follow {
+            for (i, l) in read.kept.iter().enumerate() {
+                if self.followable(&l.url) {
+                    let s = scored[i];
+                    self.push(Candidate {
+                        url: l.url.clone(),
+                        level: level + 1,
+                        cash: s.cash,
+                        potential: s.potential,
+                        inherited: s.inherited,
+                        tunnel,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What a page is: on its first visit a hub, a near-duplicate, a list or a leaf; a
+    /// list visited again may turn out a hub, or a leaf once the template is known.
+    fn classify(
+        &self,
+        url: &str,
+        first: bool,
+        read: &Read,
+        st: &mut PageState,
+    ) -> Result<(), StoreError> {
+        let signature = neardup::signature(&read.content);
+        // A calendar page is never a list: its "entries" are months.
+        let list = is_list(&read.kept, &read.kept_ctx, self.cfg.list_entries)
+            && Url::parse(url)
+                .ok()
+                .as_ref()
+                .and_then(trap::calendar_shape)
+                .is_none();
+        if first {
+            st.kind = if read.kept.len() > self.cfg.hub_links {
+                Kind::Hub
+            } else if let Some(of) = self.duplicate_of(url, &signature, &read.kept)? {
+                st.why = Some(format!("a near-duplicate of {of}"));
+                Kind::Duplicate
+            } else if list {
+                Kind::List
+            } else {
+                Kind::Leaf
+            };
+        } else if st.kind == Kind::List && read.kept.len() > self.cfg.hub_links {
+            st.kind = Kind::Hub;
+        } else if st.kind == Kind::List && !list {
+            // Classified before the template was known (its menu looked like a list).
+            st.kind = Kind::Leaf;
+        }
+        st.signature = Some(signature);
+        Ok(())
+    }
+
+    /// The new entries of a known list page since its last visit become items: new by
+    /// the differ, never seen by the watch on any page, relevant enough (keywords), not
+    /// calendar navigation; each once per check.
+    fn emit(
+        &mut self,
+        url: &str,
+        read: &Read,
+        st: &mut PageState,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let old = self.store.page_links(&self.watch.id, url)?;
+        let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
+        let err = std::cell::RefCell::new(None);
+        let new_idx = diff::new_links(&old, &read.kept, &|l: &Link| {
+            old_urls.contains(l.url.as_str())
+                || self.emitted.contains(&l.url)
+                || match self.store.is_seen(&self.watch.id, &l.url) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        err.borrow_mut().get_or_insert(e);
+                        true
+                    }
+                }
+        });
+        if let Some(e) = err.into_inner() {
+            return Err(e);
+        }
+        for i in entries::select(&old, &read.kept, &read.kept_ctx, &new_idx) {
+            let l = &read.kept[i];
+            if self.topic.is_some() && self.item_relevance(l) < self.params.threshold {
+                continue;
+            }
+            if Url::parse(&l.url)
+                .ok()
+                .as_ref()
+                .and_then(trap::calendar_shape)
+                .is_some()
+            {
+                continue;
+            }
+            if self.emitted.insert(l.url.clone()) {
+                self.items.push(crate::check::item_for(l, now));
+                st.items += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes and extracts a page, learns its links into the template sample and strips
+    /// the template from them. `None` when nothing can be read.
+    fn read(&mut self, page: &Page, selector: Option<&Selector>, is_root: bool) -> Option<Read> {
+        let decoded =
+            extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
+        let ex = extract::extract(&decoded.text, &page.url, selector).ok()?;
+        let (ctx, text) =
+            entries::structure::contexts_with_text(&decoded.text, &page.url, &ex.links);
+        let key = if is_root {
+            self.watch.url.as_str()
+        } else {
+            page.url.as_str()
+        };
+        self.state.sample.observe(key, &ex.links, &ctx);
+        if self.bootstrap {
+            self.template = self.state.sample.template(self.cfg.template_share);
+        }
+        let cues_all: Vec<(String, String)> = (0..ex.links.len())
+            .map(|i| (ex.links[i].text.clone(), context_of(&text, i)))
+            .collect();
+        let mut kept = Vec::new();
+        let mut kept_ctx = Vec::new();
+        let mut cues = Vec::new();
+        for ((l, c), cue) in ex.links.iter().zip(ctx).zip(cues_all) {
+            if !self.template.is_template(l, c.as_ref()) {
+                kept.push(l.clone());
+                kept_ctx.push(c);
+                cues.push(cue);
+            }
+        }
+        Some(Read {
+            title: ex.title,
+            all: ex.links,
+            kept,
+            kept_ctx,
+            cues,
+            content: text.content,
+            nofollow: ex.nofollow,
+        })
+    }
+
+    /// Shark-Search scores and OTIE cash of a read page's kept links (all zero without
+    /// keywords: then the frontier is breadth first and does not look at them).
+    fn score(&self, read: &Read, parent: &Parent) -> Vec<focus::Scored> {
+        match &self.topic {
+            Some(topic) => {
+                let cues: Vec<LinkCue<'_>> = read
+                    .kept
+                    .iter()
+                    .zip(&read.cues)
+                    .map(|(l, (anchor, context))| LinkCue {
+                        url: &l.url,
+                        anchor,
+                        context,
+                    })
+                    .collect();
+                focus::score_links(topic, &self.params, parent, &cues)
+            }
+            None => vec![
+                focus::Scored {
+                    potential: 0.0,
+                    inherited: 0.0,
+                    cash: 0.0,
+                };
+                read.kept.len()
+            ],
+        }
+    }
+
+    /// The relevance of a new entry to the topic: of its own text (its title), or of
+    /// its page when the crawl has read it. Not its Shark-Search potential, which lends
+    /// an off-topic entry the relevance of its neighbours in a list: that is right for
+    /// choosing what to fetch, wrong for choosing what to show.
+    fn item_relevance(&self, link: &Link) -> f64 {
+        let Some(topic) = &self.topic else { return 1.0 };
+        let own = topic.sim(&link.text);
+        let page = self.state.pages.get(&link.url).map_or(0.0, |p| p.relevance);
+        own.max(page)
+    }
+
+    /// A known page, other than `url`, of which this one is a near-duplicate: its text is
+    /// near and the texts of its links (template aside) are mostly the same (a mirror, a
+    /// print view; two lists of one layout differ in their entries' texts).
+    fn duplicate_of(
+        &self,
+        url: &str,
+        sig: &neardup::Signature,
+        links: &[Link],
+    ) -> Result<Option<String>, StoreError> {
+        let texts = |ls: &[Link]| -> HashSet<String> {
+            ls.iter()
+                .filter(|l| !self.template.is_template(l, None))
+                .map(|l| l.text.clone())
+                .collect()
+        };
+        let mine = texts(links);
+        for (u, p) in &self.state.pages {
+            if u == url
+                || p.kind == Kind::Duplicate
+                || !p.signature.is_some_and(|s| neardup::near(&s, sig))
+            {
+                continue;
+            }
+            let theirs = match self.pages_out.iter().find(|(pu, _)| pu == u) {
+                Some((_, ls)) => texts(ls),
+                None => texts(&self.store.page_links(&self.watch.id, u)?),
+            };
+            let union = mine.union(&theirs).count();
+            let common = mine.intersection(&theirs).count();
+            if union == 0 || common * 5 >= union * 4 {
+                return Ok(Some(u.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a link is worth a visit: same site, not the watch's page, not known, not
+    /// a trap, and not one calendar page too many.
+    fn followable(&self, url: &str) -> bool {
+        if url == self.watch.url || self.state.pages.contains_key(url) || self.frontier.is_done(url)
+        {
+            return false;
+        }
+        let Ok(u) = Url::parse(url) else { return false };
+        if !trap::same_site(&self.root, &u) || trap::check(&u, &self.rules).is_err() {
+            return false;
+        }
+        match trap::calendar_shape(&u) {
+            Some(shape) => {
+                self.calendars.get(&shape).copied().unwrap_or(0) < self.cfg.calendar_pages
+            }
+            None => true,
+        }
+    }
+
+    /// Queues a candidate, counting calendar pages.
+    fn push(&mut self, c: Candidate) {
+        if let Some(shape) = Url::parse(&c.url)
+            .ok()
+            .as_ref()
+            .and_then(trap::calendar_shape)
+        {
+            let n = self.calendars.entry(shape).or_default();
+            if *n >= self.cfg.calendar_pages {
+                return;
+            }
+            *n += 1;
+        }
+        self.frontier.push(c);
+    }
+
+    /// Ends the check: what to commit.
+    pub fn finish(self) -> Result<DeepOutcome, StoreError> {
+        let mut seen_urls = Vec::new();
+        for url in self.observed {
+            if !self.store.is_seen(&self.watch.id, &url)? {
+                seen_urls.push(url);
+            }
+        }
+        for url in self.emitted {
+            if !seen_urls.contains(&url) && !self.store.is_seen(&self.watch.id, &url)? {
+                seen_urls.push(url);
+            }
+        }
+        Ok(DeepOutcome {
+            items: self.items,
+            seen_urls,
+            changed: self.changed || !self.pages_out.is_empty(),
+            record: CrawlRecord {
+                state: self.state,
+                pages: self.pages_out,
+            },
+        })
+    }
+}
+
+/// A page met for the first time.
+fn new_page(cand: &Candidate, now: i64) -> PageState {
+    PageState {
+        level: cand.level,
+        kind: Kind::Leaf,
+        why: None,
+        title: None,
+        raw_fingerprint: None,
+        link_fingerprint: None,
+        etag: None,
+        last_modified: None,
+        signature: None,
+        links: 0,
+        relevance: 0.0,
+        inherited: cand.inherited,
+        cash: cand.cash,
+        tunnel: cand.tunnel,
+        found: now,
+        fetched: now,
+        items: 0,
+        failures: 0,
+        nofollow: false,
+    }
+}
+
+/// The Shark-Search context of link `i`: text on both sides of its own.
+fn context_of(text: &PageText, i: usize) -> String {
+    entries::structure::anchor_context(text, i, CONTEXT_CHARS)
+}
+
+/// A list page: one repeated structure (a role) holds at least `min` distinct URLs with
+/// text of their own.
+fn is_list(links: &[Link], ctx: &[Option<Context>], min: usize) -> bool {
+    let mut per_role: HashMap<u64, HashSet<&str>> = HashMap::new();
+    for (l, c) in links.iter().zip(ctx) {
+        if let Some(c) = c.as_ref().filter(|c| c.has_text && !c.chrome) {
+            per_role.entry(c.role).or_default().insert(l.url.as_str());
+        }
+    }
+    per_role.values().any(|urls| urls.len() >= min)
+}
+
+/// The page input of the watch's own page, with the site's template.
+pub fn root_input<'p>(page: &'p Page, template: Option<&'p Template>) -> PageInput<'p> {
+    PageInput {
+        body: &page.body,
+        content_type: page.content_type.as_deref(),
+        url: &page.url,
+        validators: page.validators.clone(),
+        template,
+    }
+}

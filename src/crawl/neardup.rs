@@ -24,7 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Signatures of long enough pages at most this many bits apart are near-duplicates.
-pub const NEAR_BITS: u32 = 3;
+pub const NEAR_BITS: u32 = 6;
 /// Pages with fewer tokens than this are near-duplicates only when their hashes are equal:
 /// a few differing bits are a large difference for them.
 pub const MIN_TOKENS: u32 = 24;

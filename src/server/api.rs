@@ -65,6 +65,10 @@ pub struct WatchJson {
     pub backfill: u32,
     /// The last checks, newest first.
     pub recent_checks: Vec<CheckLogJson>,
+    /// A deep watch's site: pages known by kind, candidates waiting, pages fetched by
+    /// the last check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crawl: Option<crate::crawl::state::Summary>,
 }
 
 /// How a watch is scheduled (DESIGN 3).
@@ -182,6 +186,7 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         item_count: s.map_or(0, |s| s.item_count),
         link_count: s.map_or(0, |s| s.link_count),
         checks: s.map_or(0, |s| s.checks),
+        crawl: s.and_then(|s| s.crawl),
         schedule: schedule_json(app, w, s),
         backfill: s.map_or(0, |s| s.backfill),
         recent_checks: s

@@ -328,6 +328,8 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
         h1 { (app.display_title(w, s)) }
         p { a href=(w.url) { (w.url) } }
         @if let Some(sel) = &w.select { p { "CSS selector: " code { (sel) } } }
+        @if w.depth > 1 { p { "Depth " (w.depth) ": the pages it links to are watched too." } }
+        @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
     }
 }
 
@@ -340,6 +342,7 @@ async fn watch_page(
     let w = find(&app, &id)?;
     let s = app.store.state(&w.id)?;
     let items = app.store.items(&w.id, PAGE_ITEMS)?;
+    let crawl = s.as_ref().and_then(|s| s.crawl);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         table {
@@ -350,6 +353,13 @@ async fn watch_page(
             tr { th { "Items" } td { (s.as_ref().map_or(0, |s| s.item_count)) } }
             tr { th { "Links on the page" } td { (s.as_ref().map_or(0, |s| s.link_count)) } }
             tr { th { "Feeds" } td { (feed_links(&app, &w.id)) } }
+            @if let Some(c) = crawl.as_ref() {
+                tr #crawl { th { "Site pages" } td {
+                    (c.pages) " known: " (c.lists) " lists, " (c.leaves) " item pages, "
+                    (c.hubs) " hubs, " (c.duplicates) " near-duplicates, " (c.unusable) " unusable; "
+                    (c.waiting) " waiting; " (c.fetched_last_check) " fetched by the last check"
+                } }
+            }
         }
         p {
             a #preview href={ "/watches/" (w.id) "/preview" } { "Preview what sitefeed extracts now" } " "

@@ -11,6 +11,8 @@
 //! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
 //! | `u` id md5(url)[..8] | empty: this URL was seen on the page once |
 //! | `d` next_check(u64) id | empty: the due index, ordered by time |
+//! | `c` id | a deep watch's [`CrawlState`](crate::crawl::state::CrawlState) |
+//! | `p` id md5(url)[..8] | the last link array of one page of a deep watch's site |
 
 use crate::model::WatchId;
 
@@ -21,6 +23,8 @@ pub const LINKS: u8 = b'l';
 pub const ITEM: u8 = b'i';
 pub const SEEN: u8 = b'u';
 pub const DUE: u8 = b'd';
+pub const CRAWL: u8 = b'c';
+pub const PAGE: u8 = b'p';
 
 /// `kind id`: the whole key of a per-watch record, or the prefix of its ranges.
 pub fn watch_key(kind: u8, id: &WatchId) -> Vec<u8> {
@@ -39,6 +43,13 @@ pub fn item(id: &WatchId, seq: u64) -> Vec<u8> {
 pub fn seen(id: &WatchId, url: &str) -> Vec<u8> {
     use md5::{Digest, Md5};
     let mut k = watch_key(SEEN, id);
+    k.extend_from_slice(&Md5::digest(url.as_bytes())[..8]);
+    k
+}
+
+pub fn page(id: &WatchId, url: &str) -> Vec<u8> {
+    use md5::{Digest, Md5};
+    let mut k = watch_key(PAGE, id);
     k.extend_from_slice(&Md5::digest(url.as_bytes())[..8]);
     k
 }

@@ -101,6 +101,9 @@ pub struct WatchState {
     /// the watch without items.
     #[serde(default)]
     pub note: Option<String>,
+    /// A deep watch's site at its last check: pages by kind, candidates waiting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crawl: Option<crate::crawl::state::Summary>,
 }
 
 /// Checks remembered per watch for the web page.
@@ -146,6 +149,7 @@ impl WatchState {
             recent_checks: std::collections::VecDeque::new(),
             roles: Vec::new(),
             note: None,
+            crawl: None,
         }
     }
 }
@@ -159,6 +163,16 @@ pub struct CheckRecord {
     pub seen_urls: Vec<String>,
     /// New items, oldest first (they get increasing sequence numbers).
     pub new_items: Vec<Item>,
+    /// A deep watch's crawl: its new state and the link arrays of the pages it fetched.
+    pub crawl: Option<CrawlRecord>,
+}
+
+/// What a deep watch's check writes of its site.
+#[derive(Debug, Default)]
+pub struct CrawlRecord {
+    pub state: crate::crawl::state::CrawlState,
+    /// New link arrays of pages, by page URL.
+    pub pages: Vec<(String, Vec<Link>)>,
 }
 
 #[derive(Clone)]
@@ -275,6 +289,25 @@ impl Store {
         }
     }
 
+    /// A deep watch's crawl state (empty before its first deep check).
+    pub fn crawl(&self, id: &WatchId) -> Result<crate::crawl::state::CrawlState, StoreError> {
+        Ok(self
+            .get(&keys::watch_key(keys::CRAWL, id))?
+            .unwrap_or_default())
+    }
+
+    /// The link array of one page of a deep watch's site (empty if never stored).
+    pub fn page_links(&self, id: &WatchId, url: &str) -> Result<Vec<Link>, StoreError> {
+        let key = keys::page(id, url);
+        match self.db.get(&key)? {
+            None => Ok(Vec::new()),
+            Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
+                key: String::from_utf8_lossy(&key).into_owned(),
+                reason: "malformed link array".into(),
+            }),
+        }
+    }
+
     /// Whether `url` was ever seen on this watch's page.
     pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
         Ok(self.db.contains_key(keys::seen(id, url))?)
@@ -300,10 +333,10 @@ impl Store {
         };
         let mut batch = sled::Batch::default();
         batch.remove(keys::due(state.next_check, id));
-        for kind in [keys::WATCH, keys::STATE, keys::LINKS] {
+        for kind in [keys::WATCH, keys::STATE, keys::LINKS, keys::CRAWL] {
             batch.remove(keys::watch_key(kind, id));
         }
-        for kind in [keys::ITEM, keys::SEEN] {
+        for kind in [keys::ITEM, keys::SEEN, keys::PAGE] {
             for k in self.db.scan_prefix(keys::watch_key(kind, id)).keys() {
                 batch.remove(k?);
             }
@@ -354,6 +387,12 @@ impl Store {
         for url in &record.seen_urls {
             batch.insert(keys::seen(id, url), &[]);
         }
+        if let Some(crawl) = &record.crawl {
+            batch.insert(keys::watch_key(keys::CRAWL, id), encode(&crawl.state));
+            for (url, links) in &crawl.pages {
+                batch.insert(keys::page(id, url), codec::encode_links(links));
+            }
+        }
         let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
         for (n, item) in record.new_items.iter().enumerate() {
             batch.insert(keys::item(id, first_seq + n as u64), encode(item));
@@ -365,7 +404,7 @@ impl Store {
             batch.remove(keys::item(id, seq));
         }
         self.db.apply_batch(batch)?;
-        if !record.new_items.is_empty() || record.links.is_some() {
+        if !record.new_items.is_empty() || record.links.is_some() || record.crawl.is_some() {
             self.db.flush()?;
         }
         Ok(())

@@ -92,6 +92,7 @@ fn commit_stores_items_newest_first_links_and_seen() {
             item("http://a.example/old", 1),
             item("http://a.example/new", 2),
         ],
+        crawl: None,
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let items = s.items(&w.id, 10).expect("items");
@@ -137,6 +138,7 @@ fn remove_deletes_everything_of_one_watch_only() {
             links: Some(vec![Link::new("x", "http://x/")]),
             seen_urls: vec!["http://x/".into()],
             new_items: vec![item(&format!("{}1", w.url), 1)],
+            crawl: None,
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }

@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod deep;
+pub use deep::{DeepConfig, RawDeep};
+
 pub const DEFAULT_CONFIG_PATH: &str = "config/sitefeed.toml";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATA: &str = "data";
@@ -54,6 +57,8 @@ pub struct RawConfig {
     pub schedule: RawSchedule,
     #[serde(default)]
     pub feed: RawFeed,
+    #[serde(default)]
+    pub deep: RawDeep,
     #[serde(default)]
     pub watch: Vec<RawWatch>,
 }
@@ -148,6 +153,7 @@ pub struct Config {
     pub fetch: FetchConfig,
     pub schedule: ScheduleConfig,
     pub feed: FeedConfig,
+    pub deep: DeepConfig,
     /// Watches declared in the file; added (idempotently) when the service starts.
     pub watches: Vec<RawWatch>,
 }
@@ -495,6 +501,7 @@ impl RawConfig {
             }
         }
 
+        let deep = self.deep.validate(&bad)?;
         let feed_token = self.server.feed_token.unwrap_or_default();
         if !feed_token
             .bytes()
@@ -543,6 +550,7 @@ impl RawConfig {
                 periodic_degree,
             },
             feed: FeedConfig { max_items },
+            deep,
             watches: self.watch,
         })
     }
@@ -583,156 +591,4 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn no_env(_: &str) -> Option<String> {
-        None
-    }
-
-    #[test]
-    fn shipped_config_parses_and_matches_defaults() {
-        let text = include_str!("../config/sitefeed.toml");
-        let c = Config::from_toml(text, Path::new("config/sitefeed.toml"), &no_env)
-            .expect("shipped config is valid");
-        let d = Config::default();
-        assert_eq!(c.server.listen, d.server.listen);
-        assert_eq!(c.fetch.timeout, d.fetch.timeout);
-        assert_eq!(c.fetch.max_body_bytes, d.fetch.max_body_bytes);
-        assert_eq!(c.schedule.min_interval, Duration::from_secs(300));
-        assert_eq!(c.schedule.max_interval, Duration::from_secs(86_400));
-        assert_eq!(c.feed.max_items, 100);
-        assert_eq!(c.schedule.strategy, d.schedule.strategy);
-        assert!((c.schedule.change_ratio - d.schedule.change_ratio).abs() < 1e-12);
-        assert!((c.schedule.periodic_min_days - d.schedule.periodic_min_days).abs() < 1e-12);
-        assert_eq!(c.schedule.periodic_degree, d.schedule.periodic_degree);
-        assert_eq!(c.fetch.user_agent, d.fetch.user_agent);
-        assert_eq!(c.fetch.stall_timeout, d.fetch.stall_timeout);
-        assert_eq!(c.fetch.retries, d.fetch.retries);
-    }
-
-    #[test]
-    fn user_agent_names_the_contact() {
-        let c = Config::from_toml(
-            "[fetch]\ncontact = \"mailto:ops@example.org\"\n",
-            Path::new("c.toml"),
-            &no_env,
-        )
-        .expect("valid");
-        assert!(
-            c.fetch.user_agent.starts_with("sitefeed/")
-                && c.fetch.user_agent.ends_with("(+mailto:ops@example.org)"),
-            "{}",
-            c.fetch.user_agent
-        );
-    }
-
-    #[test]
-    fn env_overrides_file() {
-        let env = |k: &str| match k {
-            "SITEFEED_LISTEN" => Some("127.0.0.1:9999".to_owned()),
-            "SITEFEED_DATA" => Some("/tmp/x".to_owned()),
-            _ => None,
-        };
-        let c = Config::from_toml(
-            "[server]\nlisten = \"0.0.0.0:1\"\n[storage]\npath = \"d\"\n",
-            Path::new("f.toml"),
-            &env,
-        )
-        .expect("valid");
-        assert_eq!(c.server.listen.port(), 9999);
-        assert_eq!(c.storage.path, PathBuf::from("/tmp/x"));
-    }
-
-    #[test]
-    fn invalid_type_names_file_line_and_key() {
-        let err = Config::from_toml(
-            "[fetch]\ntimeout_secs = \"soon\"\n",
-            Path::new("my.toml"),
-            &no_env,
-        )
-        .expect_err("invalid");
-        let s = err.to_string();
-        assert!(s.starts_with("my.toml: line 2"), "{s}");
-        assert!(s.contains("timeout_secs"), "{s}");
-        assert!(!s.contains('\n'), "one line: {s}");
-    }
-
-    #[test]
-    fn unknown_key_is_rejected() {
-        let err = Config::from_toml("[fetch]\ntimeout = 3\n", Path::new("c.toml"), &no_env)
-            .expect_err("unknown key");
-        assert!(err.to_string().contains("unknown field `timeout`"), "{err}");
-    }
-
-    #[test]
-    fn semantic_errors_name_the_key() {
-        for (text, key) in [
-            (
-                "[schedule]\nmin_interval = \"2d\"\n",
-                "schedule.min_interval",
-            ),
-            (
-                "[schedule]\nmax_interval = \"soon\"\n",
-                "schedule.max_interval",
-            ),
-            ("[schedule]\nstrategy = \"random\"\n", "schedule.strategy"),
-            ("[schedule]\nchange_ratio = 0\n", "schedule.change_ratio"),
-            ("[schedule]\nchange_ratio = 1.5\n", "schedule.change_ratio"),
-            (
-                "[schedule]\nperiodic_min_days = 0.1\n",
-                "schedule.periodic_min_days",
-            ),
-            (
-                "[schedule]\nperiodic_degree = 0\n",
-                "schedule.periodic_degree",
-            ),
-            ("[server]\nlisten = \"localhost\"\n", "server.listen"),
-            ("[fetch]\ntimeout_secs = 0\n", "fetch.timeout_secs"),
-            (
-                "[fetch]\nstall_timeout_secs = 0\n",
-                "fetch.stall_timeout_secs",
-            ),
-            ("[fetch]\nretries = 99\n", "fetch.retries"),
-            ("[fetch]\ncontact = \"a\\nb\"\n", "fetch.contact"),
-            (
-                "[fetch]\nper_host_concurrency = 0\n",
-                "fetch.per_host_concurrency",
-            ),
-            (
-                "[[watch]]\nurl = \"http://a/\"\ndepth = 7\n",
-                "watch[0].depth",
-            ),
-        ] {
-            let err = Config::from_toml(text, Path::new("c.toml"), &no_env).expect_err(text);
-            assert!(err.to_string().contains(key), "{err} should name {key}");
-        }
-    }
-
-    #[test]
-    fn periodic_is_a_strategy_with_its_keys() {
-        let c = Config::from_toml(
-            "[schedule]\nstrategy = \"periodic\"\nchange_ratio = 0.4\nperiodic_min_days = 5\nperiodic_degree = 6\n",
-            Path::new("c.toml"),
-            &no_env,
-        )
-        .expect("valid");
-        assert_eq!(c.schedule.strategy, Strategy::Periodic);
-        assert!((c.schedule.change_ratio - 0.4).abs() < 1e-12);
-        assert!((c.schedule.periodic_min_days - 5.0).abs() < 1e-12);
-        assert_eq!(c.schedule.periodic_degree, 6);
-        let d = Config::default().schedule;
-        assert!((d.change_ratio - 0.5).abs() < 1e-12);
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
-        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
-        assert_eq!(parse_duration("1h30m"), Some(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("1d"), Some(Duration::from_secs(86_400)));
-        assert_eq!(parse_duration("5x"), None);
-        assert_eq!(parse_duration("m"), None);
-        assert_eq!(parse_duration("5m3"), None);
-    }
-}
+mod tests;
