@@ -1,6 +1,8 @@
 //! Focused crawl on a generated site (issue 7): harvest rate and target recall of BFS,
 //! OPIC, OTIE, Shark-Search and the full method of seed 001 (OTIE cash split by
-//! Shark-Search potential, with adaptive tunnelling), at equal page budgets.
+//! Shark-Search potential, with adaptive tunnelling), at equal page budgets; the full
+//! method both with `Order::Focused` (potential boosted by relative cash) and with its
+//! former order (most cash first, re-implemented here as `CashFirst`).
 //!
 //! `cargo bench --bench focus` runs the full measure (8 topics × 4 seeds, budgets 100,
 //! 250 and 500); under `cargo test --all-targets` a small smoke version runs.
@@ -17,6 +19,7 @@
 //! The crawl loop uses only `sitefeed::crawl::focus`'s public API: pop → fetch (look the
 //! page up) → page_relevance → tunnel → if may_follow: score_links → push the links.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -501,10 +504,14 @@ struct Method {
     /// as if it were a new seed (a driver-level variant, not in the paper).
     reseed: bool,
     order: Order,
+    /// Use the former order of the full method, most cash first (ties: potential, then
+    /// arrival), instead of `order`.
+    cash_first: bool,
     split: Split,
     params: FocusParams,
 }
 
+#[allow(clippy::too_many_lines, reason = "the table of methods, one row each")]
 fn methods() -> Vec<Method> {
     let full = FocusParams::default();
     let follow_all = FocusParams {
@@ -516,6 +523,7 @@ fn methods() -> Vec<Method> {
             name: "BFS",
             keep_template: false,
             reseed: false,
+            cash_first: false,
             order: Order::Breadth,
             split: Split::None,
             params: follow_all,
@@ -524,6 +532,7 @@ fn methods() -> Vec<Method> {
             name: "OPIC (equal split)",
             keep_template: false,
             reseed: false,
+            cash_first: true,
             order: Order::Focused,
             split: Split::Equal,
             params: follow_all,
@@ -532,6 +541,7 @@ fn methods() -> Vec<Method> {
             name: "OTIE (cash ∝ link sim)",
             keep_template: false,
             reseed: false,
+            cash_first: true,
             order: Order::Focused,
             split: Split::Potential,
             params: FocusParams {
@@ -543,6 +553,7 @@ fn methods() -> Vec<Method> {
             name: "Shark-Search",
             keep_template: false,
             reseed: false,
+            cash_first: false,
             order: Order::Focused,
             split: Split::None,
             params: follow_all,
@@ -551,14 +562,46 @@ fn methods() -> Vec<Method> {
             name: "Shark-Search + tunnelling (C = 7)",
             keep_template: false,
             reseed: false,
+            cash_first: false,
             order: Order::Focused,
             split: Split::None,
+            params: full,
+        },
+        Method {
+            name: "Shark-Search, no tunnelling (C = 0)",
+            keep_template: false,
+            reseed: false,
+            cash_first: false,
+            order: Order::Focused,
+            split: Split::None,
+            params: FocusParams {
+                tunnel_cutoff: 0.0,
+                ..full
+            },
+        },
+        Method {
+            name: "full, old order (most cash first)",
+            keep_template: false,
+            reseed: false,
+            cash_first: true,
+            order: Order::Focused,
+            split: Split::Potential,
+            params: full,
+        },
+        Method {
+            name: "full, old order, relevant pages re-seeded",
+            keep_template: false,
+            reseed: true,
+            cash_first: true,
+            order: Order::Focused,
+            split: Split::Potential,
             params: full,
         },
         Method {
             name: "full, no tunnelling (C = 0)",
             keep_template: false,
             reseed: false,
+            cash_first: false,
             order: Order::Focused,
             split: Split::Potential,
             params: FocusParams {
@@ -570,22 +613,16 @@ fn methods() -> Vec<Method> {
             name: "full (C = 7), menu and footer links kept",
             keep_template: true,
             reseed: false,
+            cash_first: false,
             order: Order::Focused,
             split: Split::Potential,
             params: full,
         },
         Method {
-            name: "full (C = 7)",
+            name: "**full** (C = 7)",
             keep_template: false,
             reseed: false,
-            order: Order::Focused,
-            split: Split::Potential,
-            params: full,
-        },
-        Method {
-            name: "full (C = 7), relevant pages re-seeded",
-            keep_template: false,
-            reseed: true,
+            cash_first: false,
             order: Order::Focused,
             split: Split::Potential,
             params: full,
@@ -594,6 +631,7 @@ fn methods() -> Vec<Method> {
             name: "full, C = 20",
             keep_template: false,
             reseed: false,
+            cash_first: false,
             order: Order::Focused,
             split: Split::Potential,
             params: FocusParams {
@@ -604,6 +642,79 @@ fn methods() -> Vec<Method> {
     ]
 }
 
+/// The former order of the full method: most cash first (ties: potential, then arrival),
+/// merging re-pushed URLs as `Frontier` does. A linear scan per pop (fine for a bench).
+#[derive(Default)]
+struct CashFirst {
+    waiting: HashMap<String, (Candidate, u64)>,
+    done: HashSet<String>,
+    arrivals: u64,
+}
+
+impl CashFirst {
+    fn push(&mut self, c: Candidate) {
+        if self.done.contains(&c.url) {
+            return;
+        }
+        self.arrivals += 1;
+        let arrival = self.arrivals;
+        self.waiting
+            .entry(c.url.clone())
+            .and_modify(|(w, _)| {
+                w.cash += c.cash;
+                w.potential = w.potential.max(c.potential);
+                w.inherited = w.inherited.max(c.inherited);
+                w.tunnel = w.tunnel.min(c.tunnel);
+                w.level = w.level.min(c.level);
+            })
+            .or_insert((c, arrival));
+    }
+
+    fn pop(&mut self) -> Option<Candidate> {
+        let best = self
+            .waiting
+            .iter()
+            .max_by(|(_, (a, aa)), (_, (b, ba))| {
+                a.cash
+                    .total_cmp(&b.cash)
+                    .then(a.potential.total_cmp(&b.potential))
+                    .then(ba.cmp(aa))
+            })
+            .map(|(u, _)| u.clone())?;
+        self.done.insert(best.clone());
+        self.waiting.remove(&best).map(|(c, _)| c)
+    }
+}
+
+/// The library's frontier or the former cash-first order.
+enum Queue {
+    Lib(Frontier),
+    CashFirst(CashFirst),
+}
+
+impl Queue {
+    fn push(&mut self, c: Candidate) {
+        match self {
+            Self::Lib(f) => f.push(c),
+            Self::CashFirst(f) => f.push(c),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Candidate> {
+        match self {
+            Self::Lib(f) => f.pop(),
+            Self::CashFirst(f) => f.pop(),
+        }
+    }
+
+    fn is_done(&self, url: &str) -> bool {
+        match self {
+            Self::Lib(f) => f.is_done(url),
+            Self::CashFirst(f) => f.done.contains(url),
+        }
+    }
+}
+
 /// Crawls `budget` pages from the root; returns for each fetched page (relevant, hidden).
 fn crawl(
     site: &Site,
@@ -612,7 +723,11 @@ fn crawl(
     m: &Method,
     budget: usize,
 ) -> Vec<(bool, bool)> {
-    let mut frontier = Frontier::new(m.order);
+    let mut frontier = if m.cash_first {
+        Queue::CashFirst(CashFirst::default())
+    } else {
+        Queue::Lib(Frontier::new(m.order))
+    };
     frontier.push(Candidate {
         url: url(0),
         level: 0,
@@ -743,7 +858,7 @@ fn main() {
         let mut line = format!("| {} |", m.name);
         for s in row {
             let n = f64::from(runs);
-            let _ = write!(line, " {:.2} | {:.2} | {:.2} |", s.0 / n, s.1 / n, s.2 / n);
+            let _ = write!(line, " {:.3} | {:.3} | {:.3} |", s.0 / n, s.1 / n, s.2 / n);
         }
         println!("{line}");
     }

@@ -6,7 +6,17 @@
 //! hands its cash to its links in proportion to their relevance, eq. 1/9), where a link's
 //! relevance is its Shark-Search potential (Hersovici et al. 1998, eq. 2–6), a page's own
 //! relevance combines its title and its content (eq. 8), and irrelevant pages may still be
-//! crossed ("tunnelling") until an adaptive distance exceeds a cut-off (eq. 7).
+//! crossed ("tunnelling") until an adaptive distance exceeds a cut-off (eq. 7); below the
+//! relevance threshold a page hands its links the score inherited from its last relevant
+//! ancestor, decayed by δ at each step (Shark-Search), so a good cluster behind one or two
+//! irrelevant pages keeps a potential worth following.
+//!
+//! The frontier is crawled best-first by potential boosted by relative cash
+//! ([`Order::Focused`]): `potential · (1 + λ·cash / (cash + κ·mean cash))`. Raw OPIC cash
+//! shrinks geometrically with depth (it is conserved and divided at every page), so it
+//! cannot be the primary key without starving deep clusters (see `bench/README.md`,
+//! "Focused crawl"); relative to the mean cash of the waiting candidates it marks the
+//! links that gathered cash from several relevant pages and breaks near-ties of potential.
 //!
 //! The loop a driver runs, using only this module:
 //!
@@ -20,6 +30,13 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// λ of [`Order::Focused`]: the most a candidate's cash can raise its potential (+10%).
+pub const CASH_WEIGHT: f64 = 0.1;
+
+/// κ of [`Order::Focused`]: cash equal to κ × the mean cash of the waiting candidates gets
+/// half of the boost [`CASH_WEIGHT`].
+pub const CASH_SCALE: f64 = 10.0;
 
 /// Keyword density (share of the text's characters covered by keyword occurrences) at
 /// which [`Topic::sim`]'s density factor reaches 1 − 1/e ≈ 0.63.
@@ -196,7 +213,8 @@ pub struct LinkCue<'a> {
 pub struct Scored {
     /// γ·inherited + (1 − γ)·neighbourhood, in [0, 1].
     pub potential: f64,
-    /// δ·parent relevance if the parent is relevant at all (> 0), else δ·parent inherited.
+    /// δ·parent relevance if the parent is relevant (≥ θ), else δ·max(parent relevance,
+    /// parent inherited).
     pub inherited: f64,
     /// The link's share of the parent's cash, in proportion to its potential.
     pub cash: f64,
@@ -205,8 +223,11 @@ pub struct Scored {
 /// Scores all links of a fetched page; the parent's cash is split in proportion to potential
 /// (equally if all potentials are 0). Cost O(links · keywords · text).
 ///
-/// Shark-Search, per link: `inherited = δ·relevance(parent)` if that is > 0, else
-/// `δ·inherited(parent)`; `anchor = sim(anchor text)`; `context = 1` if `anchor > 0` else
+/// Shark-Search, per link: `inherited = δ·relevance(parent)` if the parent is relevant
+/// (≥ θ), else `δ·max(relevance(parent), inherited(parent))` (so a page under the threshold,
+/// e.g. an off-topic page mentioning a keyword once, passes on the decayed score of its
+/// last relevant ancestor instead of its own near-zero relevance: this is what lets the
+/// crawl tunnel towards a cluster behind it); `anchor = sim(anchor text)`; `context = 1` if `anchor > 0` else
 /// `sim(context)`; `neighbourhood = β·anchor + (1 − β)·context`;
 /// `potential = γ·inherited + (1 − γ)·neighbourhood`. OTIE (eq. 9):
 /// `cash_j = potential_j / Σ_k potential_k · cash(parent)`, so the gains sum to the
@@ -220,10 +241,11 @@ pub fn score_links(
     let delta = unit(p.decay);
     let beta = unit(p.anchor_weight);
     let gamma = unit(p.inherit_weight);
-    let inherited = if parent.relevance > 0.0 {
-        delta * unit(parent.relevance)
+    let relevance = unit(parent.relevance);
+    let inherited = if relevance >= p.threshold {
+        delta * relevance
     } else {
-        delta * unit(parent.inherited)
+        delta * relevance.max(unit(parent.inherited))
     };
     let mut out: Vec<Scored> = links
         .iter()
@@ -293,7 +315,11 @@ pub struct Candidate {
 pub enum Order {
     /// level, then arrival
     Breadth,
-    /// most cash first (ties: potential, then arrival)
+    /// Best-first by `potential · (1 + λ·cash / (cash + κ·m))`, `m` the mean cash of the
+    /// waiting candidates when the candidate was (last) pushed or the heap rebuilt, λ
+    /// [`CASH_WEIGHT`], κ [`CASH_SCALE`] (ties: cash, then arrival). The cash boost is
+    /// below λ, so a candidate is never popped before one with more than (1 + λ) times its
+    /// potential.
     Focused,
 }
 
@@ -343,7 +369,9 @@ struct Waiting {
 ///
 /// `push` and `pop` are O(log n) amortised: a re-push adds a new heap key and leaves the old
 /// one to be skipped when it surfaces; the heap is rebuilt when stale keys outnumber the
-/// waiting entries three to one.
+/// waiting entries three to one. The mean cash of [`Order::Focused`] is kept as a running
+/// sum; a key uses the mean of its push (all keys take the current mean when the heap is
+/// rebuilt), which only moves the bounded cash boost.
 #[derive(Debug)]
 pub struct Frontier {
     order: Order,
@@ -351,6 +379,8 @@ pub struct Frontier {
     waiting: HashMap<String, Waiting>,
     done: HashSet<String>,
     counter: u64,
+    /// Σ cash of the waiting candidates (for their mean, in [`Order::Focused`]).
+    cash_sum: f64,
 }
 
 impl Frontier {
@@ -362,11 +392,21 @@ impl Frontier {
             waiting: HashMap::new(),
             done: HashSet::new(),
             counter: 0,
+            cash_sum: 0.0,
+        }
+    }
+
+    /// Mean cash of the waiting candidates.
+    fn mean_cash(&self) -> f64 {
+        if self.waiting.is_empty() {
+            0.0
+        } else {
+            self.cash_sum.max(0.0) / self.waiting.len() as f64
         }
     }
 
     fn key(&self, w: &Waiting) -> Key {
-        key_of(self.order, w, w.cand.url.clone())
+        key_of(self.order, self.mean_cash(), w, w.cand.url.clone())
     }
 
     /// Adds a candidate, or merges it into the waiting one with the same URL; a URL that
@@ -385,6 +425,7 @@ impl Frontier {
         };
         self.counter += 1;
         let stamp = self.counter;
+        self.cash_sum += c.cash;
         let w = if let Some(mut w) = self.waiting.remove(&c.url) {
             w.cand.cash += c.cash;
             w.cand.potential = w.cand.potential.max(c.potential);
@@ -400,8 +441,10 @@ impl Frontier {
                 stamp,
             }
         };
-        self.heap.push(self.key(&w));
-        self.waiting.insert(w.cand.url.clone(), w);
+        let url = w.cand.url.clone();
+        self.waiting.insert(url.clone(), w);
+        let key = key_of(self.order, self.mean_cash(), &self.waiting[&url], url);
+        self.heap.push(key);
         if self.heap.len() > 4 * self.waiting.len() + 64 {
             self.rebuild();
         }
@@ -418,12 +461,23 @@ impl Frontier {
             let current = self.waiting.get(&k.url).is_some_and(|w| w.stamp == k.stamp);
             if current {
                 if let Some(w) = self.waiting.remove(&k.url) {
+                    self.take_cash(w.cand.cash);
                     self.done.insert(k.url);
                     return Some(w.cand);
                 }
             }
         }
         None
+    }
+
+    /// Removes a leaving candidate's cash from the running sum (exactly 0 when nothing waits,
+    /// so rounding errors do not accumulate).
+    fn take_cash(&mut self, cash: f64) {
+        self.cash_sum = if self.waiting.is_empty() {
+            0.0
+        } else {
+            (self.cash_sum - cash).max(0.0)
+        };
     }
 
     /// Whether the URL was popped or marked done.
@@ -433,7 +487,9 @@ impl Frontier {
 
     /// Remembers a page visited by other means as done (and drops it if it was waiting).
     pub fn mark_done(&mut self, url: &str) {
-        self.waiting.remove(url);
+        if let Some(w) = self.waiting.remove(url) {
+            self.take_cash(w.cand.cash);
+        }
         self.done.insert(url.to_owned());
     }
 
@@ -455,21 +511,26 @@ impl Frontier {
     /// What is still waiting, best first (to persist between checks).
     pub fn into_waiting(self) -> Vec<Candidate> {
         let order = self.order;
+        let mean = self.mean_cash();
         let mut keyed: Vec<(Key, Candidate)> = self
             .waiting
             .into_values()
-            .map(|w| (key_of(order, &w, String::new()), w.cand))
+            .map(|w| (key_of(order, mean, &w, String::new()), w.cand))
             .collect();
         keyed.sort_by(|a, b| b.0.cmp(&a.0));
         keyed.into_iter().map(|(_, c)| c).collect()
     }
 }
 
-/// The heap key of a waiting entry in the given order.
-fn key_of(order: Order, w: &Waiting, url: String) -> Key {
+/// The heap key of a waiting entry in the given order; `mean` is the mean cash of the
+/// waiting candidates.
+fn key_of(order: Order, mean: f64, w: &Waiting, url: String) -> Key {
     let (primary, secondary) = match order {
         Order::Breadth => (-f64::from(w.cand.level), 0.0),
-        Order::Focused => (w.cand.cash, w.cand.potential),
+        Order::Focused => (
+            focused_priority(w.cand.potential, w.cand.cash, mean),
+            w.cand.cash,
+        ),
     };
     Key {
         primary,
@@ -478,6 +539,15 @@ fn key_of(order: Order, w: &Waiting, url: String) -> Key {
         stamp: w.stamp,
         url,
     }
+}
+
+/// The priority of [`Order::Focused`]: `potential · (1 + λ·cash / (cash + κ·mean))`, with
+/// the boost 0 when there is no cash at all (and λ when only this candidate has cash).
+pub fn focused_priority(potential: f64, cash: f64, mean: f64) -> f64 {
+    let (p, c, m) = (nonneg(potential), nonneg(cash), nonneg(mean));
+    let denom = c + CASH_SCALE * m;
+    let boost = if denom > 0.0 { c / denom } else { 0.0 };
+    p * (1.0 + CASH_WEIGHT * boost)
 }
 
 /// `x` if finite and positive, else 0.

@@ -144,6 +144,27 @@ fn shark_search_and_cash_hand_computed() {
     let s = score_links(&t, &p, &cold, &links);
     assert!(s.iter().all(|x| close(x.inherited, 0.05)));
     assert!(close(s[1].potential, 0.025));
+    // so does a page under θ that mentions the topic a little (tunnelling: its links keep
+    // the decayed score of the last relevant ancestor, not δ·0.05)...
+    let lukewarm = Parent {
+        relevance: 0.05,
+        inherited: 0.3,
+        ..parent
+    };
+    let s = score_links(&t, &p, &lukewarm, &links);
+    assert!(s.iter().all(|x| close(x.inherited, 0.15)));
+    assert!(close(s[1].potential, 0.075));
+    // ...unless its own relevance is the higher; at θ the page's own relevance counts,
+    // even under its inherited score
+    for (relevance, inherited, want) in [(0.2, 0.1, 0.1), (0.25, 0.3, 0.125)] {
+        let parent = Parent {
+            relevance,
+            inherited,
+            ..parent
+        };
+        let s = score_links(&t, &p, &parent, &links);
+        assert!(s.iter().all(|x| close(x.inherited, want)), "{relevance}");
+    }
 }
 
 #[test]
@@ -249,10 +270,32 @@ fn frontier_merges_a_repushed_url() {
 #[test]
 fn merged_cash_reorders_the_focused_frontier() {
     let mut f = Frontier::new(Order::Focused);
-    f.push(cand("a", 1, 0.5, 0.0));
-    f.push(cand("b", 1, 0.3, 0.0));
-    f.push(cand("b", 1, 0.3, 0.0)); // b gathers 0.6 > 0.5
+    f.push(cand("a", 1, 0.5, 0.5));
+    f.push(cand("b", 1, 0.3, 0.5));
+    f.push(cand("b", 1, 0.3, 0.5)); // b gathers 0.6 > 0.5: same potential, more cash
     assert_eq!(drain(&mut f), ["b", "a"]);
+}
+
+#[test]
+fn focused_priority_hand_computed() {
+    // p·(1 + λ·c/(c + κ·m)), λ 0.1, κ 10
+    assert!(close(
+        focused_priority(0.6, 2.0, 0.2),
+        0.6 * (1.0 + 0.1 * 2.0 / 4.0)
+    ));
+    assert!(close(focused_priority(0.6, 0.0, 0.2), 0.6));
+    assert!(close(focused_priority(0.6, 0.0, 0.0), 0.6)); // no cash anywhere
+    assert!(close(focused_priority(0.6, 1.0, 0.0), 0.66)); // the only cash: the whole boost
+    assert!(close(focused_priority(0.0, 5.0, 0.1), 0.0));
+    assert!(close(focused_priority(f64::NAN, 1.0, 1.0), 0.0));
+    assert!(close(focused_priority(0.5, f64::NAN, -1.0), 0.5));
+    // the boost grows with cash relative to the mean, independently of the cash scale
+    assert!(close(
+        focused_priority(0.5, 3e-9, 1e-9),
+        focused_priority(0.5, 3.0, 1.0)
+    ));
+    assert!(focused_priority(0.5, 1.0, 0.01) > focused_priority(0.52, 0.0, 0.01));
+    assert!(focused_priority(0.5, 1e9, 1e-9) < focused_priority(0.56, 0.0, 1e-9));
 }
 
 #[test]
@@ -268,25 +311,46 @@ fn breadth_order_is_level_then_arrival() {
 }
 
 #[test]
-fn focused_order_is_cash_then_potential_then_arrival() {
+fn focused_order_is_potential_boosted_by_relative_cash() {
     let mut f = Frontier::new(Order::Focused);
-    f.push(cand("low", 0, 0.1, 0.9));
-    f.push(cand("tie1", 3, 0.5, 0.2));
-    f.push(cand("tie2", 1, 0.5, 0.2));
-    f.push(cand("tie_pot", 2, 0.5, 0.7));
-    f.push(cand("top", 2, 0.8, 0.0));
+    f.push(cand("tie_poor", 1, 0.1, 0.5)); // 0.5·(1 + .1·0.1/1.1) ≈ 0.5045
+    f.push(cand("tie_rich", 1, 2.0, 0.5)); // mean 1.05: 0.5·(1 + .1·2/12.5) = 0.508
+    f.push(cand("top", 3, 0.0, 0.8)); // no cash, best potential
+    f.push(cand("rich", 1, 50.0, 0.7)); // at most 0.77 whatever its cash
+    f.push(cand("zero", 1, 100.0, 0.0)); // potential 0: cash cannot lift it
     f.push(cand("nan", 0, f64::NAN, f64::NAN));
+    f.push(cand("tie_arrival", 1, 0.0, 0.0)); // ties with nan: later arrival
+    f.push(cand("lower", 1, 0.0, 0.48));
     let waiting: Vec<String> = {
         let mut g = Frontier::new(Order::Focused);
-        g.push(cand("x", 0, 0.2, 0.0));
-        g.push(cand("y", 0, 0.4, 0.0));
+        g.push(cand("x", 0, 0.2, 0.3));
+        g.push(cand("y", 0, 0.0, 0.4));
+        g.push(cand("z", 0, 0.4, 0.3));
         g.into_waiting().into_iter().map(|c| c.url).collect()
     };
-    assert_eq!(waiting, ["y", "x"]);
+    assert_eq!(waiting, ["y", "z", "x"]);
     assert_eq!(
         drain(&mut f),
-        ["top", "tie_pot", "tie1", "tie2", "low", "nan"]
+        [
+            "top",
+            "rich",
+            "tie_rich",
+            "tie_poor",
+            "lower",
+            "zero",
+            "nan",
+            "tie_arrival"
+        ]
     );
+    // cash overtakes a slightly higher potential once it stands out from the mean (here
+    // the only cash among 32 candidates: 0.5·(1 + .1·1/(1 + 10/32)) ≈ 0.538 > 0.52)
+    let mut f = Frontier::new(Order::Focused);
+    for i in 0..30 {
+        f.push(cand(&format!("filler{i}"), 1, 0.0, 0.1));
+    }
+    f.push(cand("plain", 1, 0.0, 0.52));
+    f.push(cand("boosted", 1, 1.0, 0.5));
+    assert_eq!(&drain(&mut f)[..2], ["boosted", "plain"]);
 }
 
 #[test]
@@ -361,7 +425,27 @@ proptest! {
     }
 
     #[test]
-    fn focused_pops_never_increase_in_cash(cash in proptest::collection::vec(0.0f64..10.0, 1..60)) {
+    fn focused_pops_follow_potential_within_the_cash_boost(
+        pushes in proptest::collection::vec((0.0f64..1.0, 0.0f64..10.0), 1..80),
+    ) {
+        let mut f = Frontier::new(Order::Focused);
+        let mut best: HashMap<String, f64> = HashMap::new();
+        for (i, (potential, cash)) in pushes.iter().enumerate() {
+            let url = format!("u{}", i % 23);
+            let b = best.entry(url.clone()).or_insert(0.0);
+            *b = b.max(*potential);
+            f.push(cand(&url, 1, *cash, *potential));
+        }
+        while let Some(c) = f.pop() {
+            best.remove(&c.url);
+            let rest = best.values().copied().fold(0.0, f64::max);
+            prop_assert!(c.potential * (1.0 + CASH_WEIGHT) >= rest, "{} vs {}", c.potential, rest);
+        }
+        prop_assert!(best.is_empty());
+    }
+
+    #[test]
+    fn focused_pops_never_increase_in_cash_at_zero_potential(cash in proptest::collection::vec(0.0f64..10.0, 1..60)) {
         let mut f = Frontier::new(Order::Focused);
         for (i, c) in cash.iter().enumerate() {
             f.push(cand(&format!("u{}", i % 17), 1, *c, 0.0));
