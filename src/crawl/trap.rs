@@ -233,7 +233,7 @@ fn zero_digits(s: &str, out: &mut String) {
 }
 
 /// The calendar shape of a URL, if it looks like a page of an endless calendar or date
-/// archive: a query parameter that holds a date (see [`is_calendar_param`]), or a path
+/// archive: a query parameter that holds a date (see `is_calendar_param`), or a path
 /// that ends in a year and a month (and a day). The shape is the URL (scheme, host, port,
 /// path and query; no fragment) with every run of digits in its path and query replaced
 /// by `0`, so that the pages of one calendar share it. `None` for ordinary URLs

@@ -164,7 +164,7 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
                 br;
                 label { "Title " input name="title" placeholder="from the page" value=(v(&f.title)); }
                 label { "CSS selector " input name="select" placeholder="e.g. main .news" value=(v(&f.select)); }
-                label { "Keywords " input name="keywords" placeholder="a, b (deep watches)" value=(v(&f.keywords)); }
+                label { "Keywords " input name="keywords" placeholder="a, b (only items on this topic)" value=(v(&f.keywords)); }
                 label { "Backfill " input name="backfill" type="number" min="0" max="100" size="4"
                     placeholder="0" value=(v(&f.backfill)); }
                 button type="submit" { "Watch" }
