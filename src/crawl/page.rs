@@ -1,0 +1,279 @@
+//! One page of a deep watch's site, read: what it is ([`Kind`]), whether it is a
+//! near-duplicate of another, and, for a known list, which of its new entries are items.
+
+use std::collections::{HashMap, HashSet};
+
+use url::Url;
+
+use super::focus::{Candidate, Parent};
+use super::state::{Kind, PageState};
+use super::{focus, neardup, trap, Crawl, Read};
+use crate::diff;
+use crate::entries::{self, Context};
+use crate::extract::fingerprint;
+use crate::fetch::Page;
+use crate::model::{hex, Link};
+use crate::store::StoreError;
+
+impl Crawl<'_> {
+    /// Reads a fetched page of the site: classifies it, diffs it if it is a known list,
+    /// follows its links if the depth allows.
+    pub(super) fn page(
+        &mut self,
+        cand: Candidate,
+        known: Option<&PageState>,
+        page: &Page,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let raw = hex(&fingerprint::raw(&page.body));
+        let mut st = known.cloned().unwrap_or_else(|| new_page(&cand, now));
+        st.fetched = now;
+        st.failures = 0;
+        st.etag.clone_from(&page.validators.etag);
+        st.last_modified.clone_from(&page.validators.last_modified);
+        if st.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+            self.state.pages.insert(cand.url, st);
+            return Ok(());
+        }
+        st.raw_fingerprint = Some(raw);
+        let Some(read) = self.read(page, None, false) else {
+            st.kind = Kind::Unusable;
+            st.why = Some("no readable links".into());
+            self.state.pages.insert(cand.url, st);
+            return Ok(());
+        };
+        for l in &read.all {
+            self.observed.insert(l.url.clone());
+        }
+        let link_fp = hex(&fingerprint::links(&read.kept));
+        let same_links = st.link_fingerprint.as_deref() == Some(link_fp.as_str());
+        st.link_fingerprint = Some(link_fp);
+        st.links = read.kept.len() as u32;
+        st.nofollow = read.nofollow;
+        if read.title.is_some() {
+            st.title.clone_from(&read.title);
+        }
+        // Relevance and tunnelling (seed 001).
+        if let Some(topic) = &self.topic {
+            st.relevance = focus::page_relevance(
+                topic,
+                &self.params,
+                read.title.as_deref().unwrap_or(""),
+                &read.content,
+            );
+            st.tunnel = focus::tunnel(&self.params, cand.tunnel, st.relevance);
+        }
+        st.inherited = cand.inherited;
+        st.cash = cand.cash;
+        self.classify(&cand.url, known.is_none(), &read, &mut st)?;
+        let parent = Parent {
+            relevance: st.relevance,
+            inherited: st.inherited,
+            cash: st.cash,
+            tunnel: st.tunnel,
+        };
+        let scored = self.score(&read, &parent);
+        // A known list that changed: its new entries are items.
+        if known.is_some() && st.kind == Kind::List && !same_links {
+            self.changed = true;
+            self.emit(&cand.url, &read, &mut st, now)?;
+        }
+        if known.is_none() || !same_links {
+            self.pages_out.push((cand.url.clone(), read.kept.clone()));
+        }
+        // Follow, if the depth, robots and the topic allow.
+        let follow = cand.level < self.watch.depth
+            && matches!(st.kind, Kind::List | Kind::Leaf)
+            && !st.nofollow
+            && (self.topic.is_none() || focus::may_follow(&self.params, st.tunnel));
+        let level = cand.level;
+        let tunnel = st.tunnel;
+        self.state.pages.insert(cand.url, st);
+        if follow {
+            for (i, l) in read.kept.iter().enumerate() {
+                if self.followable(&l.url) {
+                    let s = scored[i];
+                    self.push(Candidate {
+                        url: l.url.clone(),
+                        level: level + 1,
+                        cash: s.cash,
+                        potential: s.potential,
+                        inherited: s.inherited,
+                        tunnel,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What a page is: on its first visit a hub, a near-duplicate, a list or a leaf; a
+    /// list visited again may turn out a hub, or a leaf once the template is known.
+    fn classify(
+        &self,
+        url: &str,
+        first: bool,
+        read: &Read,
+        st: &mut PageState,
+    ) -> Result<(), StoreError> {
+        let signature = neardup::signature(&read.content);
+        // A calendar page is never a list: its "entries" are months.
+        let list = is_list(&read.kept, &read.kept_ctx, self.cfg.list_entries)
+            && Url::parse(url)
+                .ok()
+                .as_ref()
+                .and_then(trap::calendar_shape)
+                .is_none();
+        if first {
+            st.kind = if read.kept.len() > self.cfg.hub_links {
+                Kind::Hub
+            } else if let Some(of) = self.duplicate_of(url, &signature, &read.kept)? {
+                st.why = Some(format!("a near-duplicate of {of}"));
+                Kind::Duplicate
+            } else if list {
+                Kind::List
+            } else {
+                Kind::Leaf
+            };
+        } else if st.kind == Kind::List && read.kept.len() > self.cfg.hub_links {
+            st.kind = Kind::Hub;
+        } else if st.kind == Kind::List && !list {
+            // Classified before the template was known (its menu looked like a list).
+            st.kind = Kind::Leaf;
+        }
+        st.signature = Some(signature);
+        Ok(())
+    }
+
+    /// The new entries of a known list page since its last visit become items: new by
+    /// the differ, never seen by the watch on any page, relevant enough (keywords), not
+    /// calendar navigation; each once per check.
+    fn emit(
+        &mut self,
+        url: &str,
+        read: &Read,
+        st: &mut PageState,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let old = self.store.page_links(&self.watch.id, url)?;
+        let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
+        let err = std::cell::RefCell::new(None);
+        let new_idx = diff::new_links(&old, &read.kept, &|l: &Link| {
+            old_urls.contains(l.url.as_str())
+                || self.emitted.contains(&l.url)
+                || match self.store.is_seen(&self.watch.id, &l.url) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        err.borrow_mut().get_or_insert(e);
+                        true
+                    }
+                }
+        });
+        if let Some(e) = err.into_inner() {
+            return Err(e);
+        }
+        for i in entries::select(&old, &read.kept, &read.kept_ctx, &new_idx) {
+            let l = &read.kept[i];
+            if self.topic.is_some() && self.item_relevance(l) < self.params.threshold {
+                continue;
+            }
+            if Url::parse(&l.url)
+                .ok()
+                .as_ref()
+                .and_then(trap::calendar_shape)
+                .is_some()
+            {
+                continue;
+            }
+            if self.emitted.insert(l.url.clone()) {
+                self.items.push(crate::check::item_for(l, now));
+                st.items += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The relevance of a new entry to the topic: of its own text (its title), or of
+    /// its page when the crawl has read it. Not its Shark-Search potential, which lends
+    /// an off-topic entry the relevance of its neighbours in a list: that is right for
+    /// choosing what to fetch, wrong for choosing what to show.
+    pub(super) fn item_relevance(&self, link: &Link) -> f64 {
+        let Some(topic) = &self.topic else { return 1.0 };
+        let own = topic.sim(&link.text);
+        let page = self.state.pages.get(&link.url).map_or(0.0, |p| p.relevance);
+        own.max(page)
+    }
+
+    /// A known page, other than `url`, of which this one is a near-duplicate: its text is
+    /// near and the texts of its links (template aside) are mostly the same (a mirror, a
+    /// print view; two lists of one layout differ in their entries' texts).
+    fn duplicate_of(
+        &self,
+        url: &str,
+        sig: &neardup::Signature,
+        links: &[Link],
+    ) -> Result<Option<String>, StoreError> {
+        let texts = |ls: &[Link]| -> HashSet<String> {
+            ls.iter()
+                .filter(|l| !self.template.is_template(l, None))
+                .map(|l| l.text.clone())
+                .collect()
+        };
+        let mine = texts(links);
+        for (u, p) in &self.state.pages {
+            if u == url
+                || p.kind == Kind::Duplicate
+                || !p.signature.is_some_and(|s| neardup::near(&s, sig))
+            {
+                continue;
+            }
+            let theirs = match self.pages_out.iter().find(|(pu, _)| pu == u) {
+                Some((_, ls)) => texts(ls),
+                None => texts(&self.store.page_links(&self.watch.id, u)?),
+            };
+            let union = mine.union(&theirs).count();
+            let common = mine.intersection(&theirs).count();
+            if union == 0 || common * 5 >= union * 4 {
+                return Ok(Some(u.clone()));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A page met for the first time.
+pub(super) fn new_page(cand: &Candidate, now: i64) -> PageState {
+    PageState {
+        level: cand.level,
+        kind: Kind::Leaf,
+        why: None,
+        title: None,
+        raw_fingerprint: None,
+        link_fingerprint: None,
+        etag: None,
+        last_modified: None,
+        signature: None,
+        links: 0,
+        relevance: 0.0,
+        inherited: cand.inherited,
+        cash: cand.cash,
+        tunnel: cand.tunnel,
+        found: now,
+        fetched: now,
+        items: 0,
+        failures: 0,
+        nofollow: false,
+    }
+}
+
+/// A list page: one repeated structure (a role) holds at least `min` distinct URLs with
+/// text of their own.
+fn is_list(links: &[Link], ctx: &[Option<Context>], min: usize) -> bool {
+    let mut per_role: HashMap<u64, HashSet<&str>> = HashMap::new();
+    for (l, c) in links.iter().zip(ctx) {
+        if let Some(c) = c.as_ref().filter(|c| c.has_text && !c.chrome) {
+            per_role.entry(c.role).or_default().insert(l.url.as_str());
+        }
+    }
+    per_role.values().any(|urls| urls.len() >= min)
+}
