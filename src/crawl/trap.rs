@@ -216,22 +216,6 @@ fn is_calendar_path(segs: &[&str]) -> bool {
         && (is_month(at(1)) || (at(1).len() == 4 && is_month(&at(1)[..2]) && is_day(&at(1)[2..])))
 }
 
-/// `s` with every run of ASCII digits replaced by one `0`.
-fn zero_digits(s: &str, out: &mut String) {
-    let mut in_digits = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('0');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
-    }
-}
-
 /// The calendar shape of a URL, if it looks like a page of an endless calendar or date
 /// archive: a query parameter that holds a date (see `is_calendar_param`), or a path
 /// that ends in a year and a month (and a day). The shape is the URL (scheme, host, port,
@@ -244,10 +228,10 @@ pub fn calendar_shape(url: &Url) -> Option<String> {
         return None;
     }
     let mut shape = url[..url::Position::BeforePath].to_owned();
-    zero_digits(url.path(), &mut shape);
+    shape.push_str(&crate::entries::shape(url.path()));
     if let Some(q) = url.query() {
         shape.push('?');
-        zero_digits(q, &mut shape);
+        shape.push_str(&crate::entries::shape(q));
     }
     Some(shape)
 }

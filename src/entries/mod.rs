@@ -289,7 +289,7 @@ pub fn select(
 
 /// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
 /// `?page=2&before=5040` have one shape.
-fn shape(url: &str) -> String {
+pub(crate) fn shape(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
     let mut in_digits = false;
     for c in url.chars() {
