@@ -82,6 +82,8 @@ pub struct CheckReport {
     pub note: Option<String>,
     /// Label of the failure for metrics.
     pub error_kind: Option<&'static str>,
+    /// Pages of its site a deep watch fetched beyond its own page.
+    pub site_pages: u32,
     pub next_check: i64,
 }
 
@@ -373,6 +375,7 @@ fn merge_deep(
         report.new_items.extend(d.items);
     }
     report.changed |= d.changed;
+    report.site_pages = d.record.state.last_fetched;
     record.seen_urls.extend(d.seen_urls);
     st.crawl = Some(d.record.state.summary());
     record.crawl = Some(d.record);

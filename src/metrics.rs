@@ -15,6 +15,7 @@ const BUCKETS: [f64; 10] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.
 pub struct Metrics {
     checks: AtomicU64,
     new_items: AtomicU64,
+    site_pages: AtomicU64,
     errors: Mutex<BTreeMap<&'static str, u64>>,
     latency: Mutex<Histogram>,
 }
@@ -31,6 +32,8 @@ impl Metrics {
         self.checks.fetch_add(1, Ordering::Relaxed);
         self.new_items
             .fetch_add(report.new_items.len() as u64, Ordering::Relaxed);
+        self.site_pages
+            .fetch_add(u64::from(report.site_pages), Ordering::Relaxed);
         if let Some(kind) = report.error_kind {
             let mut e = self
                 .errors
@@ -78,6 +81,12 @@ impl Metrics {
             s,
             "sitefeed_new_items_total {}",
             self.new_items.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(s, "# HELP sitefeed_site_pages_fetched_total Pages of their sites deep watches fetched beyond their own.\n# TYPE sitefeed_site_pages_fetched_total counter");
+        let _ = writeln!(
+            s,
+            "sitefeed_site_pages_fetched_total {}",
+            self.site_pages.load(Ordering::Relaxed)
         );
         let h = self
             .latency
