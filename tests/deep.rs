@@ -139,6 +139,12 @@ impl Site {
         d.log.iter().filter(|(_, p)| p.starts_with(prefix)).count()
     }
 
+    /// Requests for exactly this path and query.
+    fn requests_exact(&self, pq: &str) -> usize {
+        let d = self.data.lock().expect("lock");
+        d.log.iter().filter(|(_, p)| p == pq).count()
+    }
+
     fn offsite_requests(&self) -> usize {
         let d = self.data.lock().expect("lock");
         d.log
@@ -217,6 +223,8 @@ async fn serve_page(State(data): State<Arc<Mutex<SiteData>>>, req: Request) -> R
     let path = req.uri().path().to_owned();
     let html = if path == "/robots.txt" {
         return (StatusCode::NOT_FOUND, "").into_response();
+    } else if path == "/start" {
+        return (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/")]).into_response();
     } else if path == "/" {
         let body = format!("<h2>Latest news</h2>{}<p><a href=\"/events/calendar?month=2026-11\">Calendar</a> <a href=\"/mirror/news/\">News (mirror)</a> <a href=\"/a/b/a/b/a/b/\">Archive</a></p>", list(&d.front));
         shell(&d, "University", &body)
@@ -580,4 +588,16 @@ async fn the_api_and_the_page_show_the_site_and_bad_keywords_are_refused() {
         e["error"].as_str().expect("error").contains("keyword"),
         "{e}"
     );
+}
+
+#[tokio::test]
+async fn the_page_the_watch_is_redirected_to_is_not_crawled_as_its_own_section() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let site = Site::start().await;
+    let (app, _clock) = deep_app(dir.path());
+    // `/start` redirects to `/`, whose menu links `/` ("Home").
+    let w = add(&app, &site.url("/start"), 2, &[]);
+    check(&app, &w).await;
+    let home = site.requests_exact("/");
+    assert_eq!(home, 1, "the front page was fetched {home} times");
 }

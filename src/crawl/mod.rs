@@ -194,6 +194,7 @@ impl<'a> Crawl<'a> {
             .select
             .as_deref()
             .and_then(|s| Selector::parse(s).ok());
+        self.state.root_url = Some(page.url.to_string());
         let Some(read) = self.read(page, selector.as_ref(), true) else {
             return Ok(());
         };
@@ -446,7 +447,10 @@ impl<'a> Crawl<'a> {
     /// Whether a link is worth a visit: same site, not the watch's page, not known, not
     /// a trap, and not one calendar page too many.
     fn followable(&self, url: &str) -> bool {
-        if url == self.watch.url || self.state.pages.contains_key(url) || self.frontier.is_done(url)
+        if url == self.watch.url
+            || self.state.root_url.as_deref() == Some(url)
+            || self.state.pages.contains_key(url)
+            || self.frontier.is_done(url)
         {
             return false;
         }

@@ -86,6 +86,10 @@ pub struct CrawlState {
     pub frontier: Vec<Candidate>,
     /// The template sample of the site.
     pub sample: Sample,
+    /// The URL the watch's own page was last served from (after redirects): never
+    /// crawled as a page of its own site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_url: Option<String>,
     /// Topic relevance of the watch's own page (with keywords).
     #[serde(default)]
     pub root_relevance: f64,
