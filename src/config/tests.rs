@@ -12,6 +12,28 @@ fn shipped_config_parses_and_matches_defaults() {
     let d = Config::default();
     assert_eq!(c.server.listen, d.server.listen);
     assert_eq!(c.fetch.timeout, d.fetch.timeout);
+    let (cd, dd) = (&c.deep, &d.deep);
+    assert_eq!(
+        (
+            cd.max_pages_per_check,
+            cd.max_pages,
+            cd.hub_links,
+            cd.list_entries
+        ),
+        (
+            dd.max_pages_per_check,
+            dd.max_pages,
+            dd.hub_links,
+            dd.list_entries
+        )
+    );
+    assert_eq!(
+        (cd.max_url_len, cd.max_path_segments, cd.calendar_pages),
+        (dd.max_url_len, dd.max_path_segments, dd.calendar_pages)
+    );
+    assert!((cd.template_share - dd.template_share).abs() < 1e-9);
+    assert!((cd.relevance_threshold - dd.relevance_threshold).abs() < 1e-9);
+    assert!((cd.tunnel_cutoff - dd.tunnel_cutoff).abs() < 1e-9);
     assert_eq!(c.fetch.max_body_bytes, d.fetch.max_body_bytes);
     assert_eq!(c.schedule.min_interval, Duration::from_secs(300));
     assert_eq!(c.schedule.max_interval, Duration::from_secs(86_400));
@@ -108,6 +130,16 @@ fn semantic_errors_name_the_key() {
             "fetch.stall_timeout_secs",
         ),
         ("[fetch]\nretries = 99\n", "fetch.retries"),
+        (
+            "[deep]\nmax_pages_per_check = 0\n",
+            "deep.max_pages_per_check",
+        ),
+        ("[deep]\ntemplate_share = 2\n", "deep.template_share"),
+        (
+            "[deep]\nrelevance_threshold = -0.5\n",
+            "deep.relevance_threshold",
+        ),
+        ("[deep]\nhub_links = 3\n", "deep.hub_links"),
         ("[fetch]\ncontact = \"a\\nb\"\n", "fetch.contact"),
         (
             "[fetch]\nper_host_concurrency = 0\n",
