@@ -22,6 +22,8 @@ pub struct Site {
     pub files: Vec<PathBuf>,
     /// `steps[i]` is the truth of the pair `(files[i], files[i + 1])`.
     pub steps: Vec<Truth>,
+    /// Which links are one entry.
+    pub key: EntryKey,
 }
 
 /// What is new at one step.
@@ -31,8 +33,27 @@ pub struct Truth {
     pub file: String,
     /// Normalized URLs of the new links (the oracle's `new`).
     pub links: HashSet<String>,
-    /// The entries: `links` minus the labels' `not_entries`, empty on a chrome step.
+    /// The entries: `links` minus the labels' `not_entries` and links off the
+    /// `entry_hosts`, empty on a chrome step.
     pub entries: HashSet<String>,
+}
+
+/// How the labels tell entries apart: `same_entry` rewrites of a URL to its entry's key
+/// (links whose keys are equal are one entry).
+#[derive(Debug, Default, Clone)]
+pub struct EntryKey {
+    rewrites: Vec<(Regex, String)>,
+}
+
+impl EntryKey {
+    /// The entry key of a URL: the URL after every `same_entry` rewrite, in order.
+    pub fn of(&self, url: &str) -> String {
+        let mut s = url.to_owned();
+        for (r, to) in &self.rewrites {
+            s = r.replace_all(&s, to.as_str()).into_owned();
+        }
+        s
+    }
 }
 
 /// A person's reading of one site: which new links are not entries.
@@ -42,6 +63,9 @@ struct Labels {
     /// Pair indices (into `truth.json` `pairs`) or newer file names of redesign steps.
     chrome_pairs: HashSet<usize>,
     chrome_files: HashSet<String>,
+    /// Where present: a new link on another host is not an entry.
+    entry_hosts: Option<HashSet<String>>,
+    key: EntryKey,
 }
 
 fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
@@ -84,7 +108,7 @@ pub fn load(dir: &Path, labels: Option<&Path>) -> Result<Vec<Site>, Error> {
                 Some((path, v)) => site_labels(path, v.get(&name))?,
                 None => Labels::default(),
             };
-            load_site(p, name, &l)
+            load_site(p, name, l)
         })
         .collect()
 }
@@ -99,6 +123,32 @@ fn site_labels(path: &Path, v: Option<&Value>) -> Result<Labels, Error> {
                 .ok_or_else(|| bad(path, "not_entries must hold strings"))?;
             l.not_entries
                 .push(Regex::new(s).map_err(|e| bad(path, format!("bad regex `{s}`: {e}")))?);
+        }
+    }
+    if let Some(list) = v.get("entry_hosts").and_then(Value::as_array) {
+        let hosts = list
+            .iter()
+            .map(|h| {
+                h.as_str()
+                    .map(str::to_ascii_lowercase)
+                    .ok_or_else(|| bad(path, "entry_hosts must hold strings"))
+            })
+            .collect::<Result<HashSet<String>, Error>>()?;
+        l.entry_hosts = Some(hosts);
+    }
+    if let Some(list) = v.get("same_entry").and_then(Value::as_array) {
+        for pair in list {
+            let (Some(from), Some(to)) = (
+                pair.get(0).and_then(Value::as_str),
+                pair.get(1).and_then(Value::as_str),
+            ) else {
+                return Err(bad(
+                    path,
+                    "same_entry must hold [pattern, replacement] pairs",
+                ));
+            };
+            let r = Regex::new(from).map_err(|e| bad(path, format!("bad regex `{from}`: {e}")))?;
+            l.key.rewrites.push((r, to.to_owned()));
         }
     }
     if let Some(list) = v.get("chrome_steps").and_then(Value::as_array) {
@@ -118,7 +168,7 @@ fn site_labels(path: &Path, v: Option<&Value>) -> Result<Labels, Error> {
     Ok(l)
 }
 
-fn load_site(dir: &Path, name: String, labels: &Labels) -> Result<Site, Error> {
+fn load_site(dir: &Path, name: String, labels: Labels) -> Result<Site, Error> {
     let meta_path = dir.join("meta.json");
     let meta = read_json(&meta_path)?;
     let url_str = meta
@@ -171,8 +221,11 @@ fn load_site(dir: &Path, name: String, labels: &Labels) -> Result<Site, Error> {
                 continue;
             };
             let Some(u) = normalized(href) else { continue };
+            let on_host = labels.entry_hosts.as_ref().map_or(true, |hosts| {
+                u.host_str().is_some_and(|h| hosts.contains(h))
+            });
             let u = u.to_string();
-            if !chrome && !labels.not_entries.iter().any(|r| r.is_match(&u)) {
+            if !chrome && on_host && !labels.not_entries.iter().any(|r| r.is_match(&u)) {
                 t.entries.insert(u.clone());
             }
             t.links.insert(u);
@@ -184,6 +237,7 @@ fn load_site(dir: &Path, name: String, labels: &Labels) -> Result<Site, Error> {
         url,
         files,
         steps,
+        key: labels.key,
     })
 }
 

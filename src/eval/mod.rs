@@ -32,7 +32,7 @@ use crate::diff::{self, baseline, Interner};
 use crate::error::Error;
 use crate::extract;
 use crate::model::Link;
-use corpus::{file_name, Site, Truth};
+use corpus::{file_name, EntryKey, Site, Truth};
 
 /// The methods compared, in table order.
 pub const METHODS: &[Method] = &[
@@ -119,6 +119,26 @@ impl Counts {
             tp,
             fp: emitted.len() - tp,
             fn_: truth.len() - tp,
+        }
+    }
+
+    /// Counts on entries, where links with one entry key are one entry: the first
+    /// emitted link of an entry is a true positive, every further one a false positive.
+    fn of_entries(emitted: &HashSet<String>, truth: &HashSet<String>, key: &EntryKey) -> Self {
+        let truth: HashSet<String> = truth.iter().map(|u| key.of(u)).collect();
+        let mut hit: HashSet<String> = HashSet::new();
+        let mut fp = 0;
+        for u in emitted {
+            let k = key.of(u);
+            if truth.contains(&k) && hit.insert(k) {
+                continue;
+            }
+            fp += 1;
+        }
+        Self {
+            tp: hit.len(),
+            fp,
+            fn_: truth.len() - hit.len(),
         }
     }
 
@@ -332,7 +352,8 @@ fn score(site: &Site, emitted: &HashMap<String, Emitted>, time: Duration) -> Sco
     for t in &site.steps {
         let urls = step_urls(emitted, t);
         s.items += urls.len();
-        s.entry.add(Counts::of(&urls, &t.entries));
+        s.entry
+            .add(Counts::of_entries(&urls, &t.entries, &site.key));
         s.link.add(Counts::of(&urls, &t.links));
     }
     s
