@@ -1,71 +1,19 @@
-//! One check of one watch: fetch → raw fingerprint → extract → link fingerprint → diff →
-//! selective extraction → commit (DESIGN 1). [`analyse`] is the part after the fetch and
-//! is shared by live checks and `sitefeed replay`, so both run one pipeline.
+//! One check of one watch: fetch → the one analysis ([`crate::analysis`]) → settle the
+//! watch's next state → commit. [`apply`] is the common end of live checks and
+//! `sitefeed replay`, so both run one pipeline.
 
 use std::time::Instant;
 
 use url::Url;
 
+use crate::analysis::Params;
+pub use crate::analysis::{analyse, item_for, Analysis, Changed, PageInput};
 use crate::config::{DeepConfig, ScheduleConfig};
 use crate::crawl::DeepOutcome;
-use crate::diff;
-use crate::entries;
-use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
-use crate::model::{hex, Item, Link, Status, Watch};
+use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
 use crate::store::{CheckRecord, Store, StoreError, WatchState};
-
-/// A page body to analyse, from the network or from a file.
-#[derive(Debug)]
-pub struct PageInput<'a> {
-    pub body: &'a [u8],
-    pub content_type: Option<&'a str>,
-    /// The page's URL (after redirects), the base for relative links.
-    pub url: &'a Url,
-    pub validators: Validators,
-    /// The site's template (deep watches, `crawl::template`): links removed before the
-    /// link fingerprint and the diff.
-    pub template: Option<&'a crate::crawl::template::Template>,
-}
-
-/// What the analysis of a page found.
-#[derive(Debug)]
-pub enum Analysis {
-    /// Same body, same links, or 304: nothing to do but reschedule.
-    Unchanged {
-        raw_fingerprint: Option<String>,
-        validators: Option<Validators>,
-    },
-    /// The links changed (maybe with new items).
-    Changed(Box<Changed>),
-}
-
-#[derive(Debug)]
-pub struct Changed {
-    pub raw_fingerprint: String,
-    pub link_fingerprint: String,
-    pub validators: Validators,
-    pub title: Option<String>,
-    pub links: Vec<Link>,
-    /// New items, in page order (top first).
-    pub new_items: Vec<Item>,
-    /// URLs of the previous page that are gone from this one: remembered as seen.
-    pub seen_urls: Vec<String>,
-    /// The first successful check: it sets the baseline and emits nothing.
-    pub baseline: bool,
-    /// The page's robots meta tag says `nofollow` (or `none`).
-    pub nofollow: bool,
-    /// The site icon the page declares, if any.
-    pub icon: Option<String>,
-    /// What scheduling learns from the change: effective links, probable loss.
-    pub facts: schedule::page::PageFacts,
-    /// The roles of the page's links to remember ([`entries::remember`]).
-    pub roles: Vec<u64>,
-    /// Why the check emitted nothing though links changed (a layout change), for the
-    /// watch's status.
-    pub note: Option<String>,
-}
 
 /// The result of one check, as reported to users.
 #[derive(Debug, Default)]
@@ -85,162 +33,6 @@ pub struct CheckReport {
     /// Pages of its site a deep watch fetched beyond its own page.
     pub site_pages: u32,
     pub next_check: i64,
-}
-
-/// Analyses a page against the watch's stored state. Reads the store, never writes it.
-/// An `Err` is a user-facing reason why the page cannot be used.
-#[allow(
-    clippy::too_many_lines,
-    reason = "the steps of DESIGN 1 in order, each a few lines"
-)]
-pub fn analyse(
-    store: &Store,
-    watch: &Watch,
-    prev: &WatchState,
-    input: &PageInput<'_>,
-    now: i64,
-) -> Result<Result<Analysis, String>, StoreError> {
-    if input.body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Err("the page is empty".into()));
-    }
-    let raw = hex(&fingerprint::raw(input.body));
-    if prev.raw_fingerprint.as_deref() == Some(raw.as_str()) {
-        return Ok(Ok(Analysis::Unchanged {
-            raw_fingerprint: None,
-            validators: Some(input.validators.clone()),
-        }));
-    }
-    let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
-    let page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
-        Ok(p) => p,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    if page.links.is_empty() {
-        return Ok(Err(if watch.select.is_some() {
-            "no links found: the CSS selector matches no links on the page".into()
-        } else {
-            "no links found on the page (is it built by JavaScript?)".into()
-        }));
-    }
-    // Deep watches: the site's template links and blocks are noise, removed before the
-    // denoised fingerprint and the diff (seed 003).
-    let mut page = page;
-    let mut early_ctx = None;
-    if let Some(t) = input.template.filter(|t| !t.is_empty()) {
-        let ctx = entries::contexts(&decoded.text, input.url, &page.links);
-        let (links, ctx) = t.strip(std::mem::take(&mut page.links), ctx);
-        page.links = links;
-        early_ctx = Some(ctx);
-    }
-    let link_fp = hex(&fingerprint::links(&page.links));
-    if prev.link_fingerprint.as_deref() == Some(link_fp.as_str()) {
-        return Ok(Ok(Analysis::Unchanged {
-            raw_fingerprint: Some(raw),
-            validators: Some(input.validators.clone()),
-        }));
-    }
-
-    let baseline = prev.link_fingerprint.is_none();
-    let old = if baseline {
-        Vec::new()
-    } else {
-        store.links(&watch.id)?
-    };
-    let old_urls: std::collections::HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
-
-    // Selective extraction: a URL this watch saw before is never new again. The URLs
-    // ever seen are those on the last page plus those that left a page before (the
-    // store's seen set), so the set grows with departures, not with page size.
-    let seen_err = std::cell::RefCell::new(None);
-    let is_seen = |l: &Link| {
-        old_urls.contains(l.url.as_str())
-            || match store.is_seen(&watch.id, &l.url) {
-                Ok(s) => s,
-                Err(e) => {
-                    seen_err.borrow_mut().get_or_insert(e);
-                    true
-                }
-            }
-    };
-    let new_idx = if baseline {
-        Vec::new()
-    } else {
-        diff::new_links(&old, &page.links, &is_seen)
-    };
-    if let Some(e) = seen_err.into_inner() {
-        return Err(e);
-    }
-    // Entries, not links; chrome is not news; a layout change is not news either.
-    let ctx = early_ctx.unwrap_or_else(|| entries::contexts(&decoded.text, input.url, &page.links));
-    let page_roles = entries::roles(&ctx);
-    let mut note = None;
-    let item_idx = if baseline || new_idx.is_empty() {
-        Vec::new()
-    } else if let Some((unknown, total)) = entries::layout_change(&prev.roles, &ctx) {
-        note = Some(format!(
-            "the page's layout changed ({unknown} of {total} links in new places): \
-             re-baselined without new items"
-        ));
-        Vec::new()
-    } else {
-        entries::select(&old, &page.links, &ctx, &new_idx)
-    };
-    let new_items: Vec<Item> = item_idx
-        .into_iter()
-        .map(|i| item_for(&page.links[i], now))
-        .collect();
-    // Scheduling facts (DESIGN 3): the effective link count and whether the whole
-    // previous list scrolled off.
-    let key = |l: &Link| schedule::page::link_key(&l.url);
-    let facts = prev.learned.page.measure(
-        old.iter().map(key),
-        page.links.iter().map(key),
-        new_items.len(),
-    );
-    // URLs that leave the page join the seen set.
-    let new_urls: std::collections::HashSet<&str> =
-        page.links.iter().map(|l| l.url.as_str()).collect();
-    let mut seen_urls: Vec<String> = Vec::new();
-    let mut added = std::collections::HashSet::new();
-    for l in &old {
-        if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
-            seen_urls.push(l.url.clone());
-        }
-    }
-    Ok(Ok(Analysis::Changed(Box::new(Changed {
-        raw_fingerprint: raw,
-        link_fingerprint: link_fp,
-        validators: input.validators.clone(),
-        title: page.title,
-        links: page.links,
-        new_items,
-        seen_urls,
-        baseline,
-        nofollow: page.nofollow,
-        icon: page.icon,
-        facts,
-        roles: entries::remember(&prev.roles, &page_roles),
-        note,
-    }))))
-}
-
-/// The feed item for a new link; a link without text is titled by its URL.
-pub(crate) fn item_for(l: &Link, now: i64) -> Item {
-    let title = if l.text.is_empty() {
-        l.url.clone()
-    } else {
-        l.text.clone()
-    };
-    Item {
-        id: Item::id_for(&l.url),
-        title,
-        link: l.url.clone(),
-        first_seen: now,
-    }
 }
 
 /// The watch's next state and the record to commit, for an analysis or a failure.
@@ -303,7 +95,7 @@ pub fn settle(
                     if c.icon.is_some() {
                         st.icon = c.icon;
                     }
-                    st.roles = c.roles;
+                    st.entry_roles = c.entry_roles;
                     st.note.clone_from(&c.note);
                     report.note = c.note;
                     report.changed = true;
@@ -321,6 +113,7 @@ pub fn settle(
                     record.new_items = c.new_items.iter().rev().cloned().collect();
                     report.new_items = c.new_items;
                     record.links = Some(c.links);
+                    record.retitled = c.retitled;
                     record.seen_urls = c.seen_urls;
                     match (updated, lost) {
                         (true, true) => Outcome::Lost,
@@ -418,7 +211,8 @@ pub async fn run(
         Ok(FetchOutcome::Page(page)) => {
             let input =
                 crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
-            let mut a = analyse(store, watch, &prev, &input, now)?;
+            let history = store.history(&watch.id);
+            let mut a = analyse(&history, watch, &prev, &input, &Params::default(), now)?;
             if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
                 c.root(&page, analysis)?;
             }

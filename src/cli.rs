@@ -76,6 +76,10 @@ pub enum Command {
         base_url: Option<String>,
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
+        /// Print every link not seen before with the analysis' verdict on it (item,
+        /// chrome, secondary, moved...), instead of the items.
+        #[arg(long)]
+        explain: bool,
     },
     /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
     Eval {
@@ -127,8 +131,15 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             files,
             base_url,
             select,
+            explain,
         } => {
-            return crate::offline::replay(&files, base_url.as_deref(), select.as_deref(), out);
+            return crate::offline::replay(
+                &files,
+                base_url.as_deref(),
+                select.as_deref(),
+                explain,
+                out,
+            );
         }
         Command::Eval {
             dir,

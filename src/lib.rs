@@ -7,6 +7,7 @@
 //! each watch is checked; [`server`] and [`cli`] are the two front doors.
 
 pub mod alloc;
+pub mod analysis;
 pub mod app;
 pub mod check;
 pub mod cli;

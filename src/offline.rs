@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
+use crate::analysis::Verdict;
 use crate::check::{self, PageInput};
 use crate::config::Config;
 use crate::diff;
@@ -74,11 +75,24 @@ pub fn replay(
     files: &[PathBuf],
     base: Option<&str>,
     select: Option<&str>,
+    explain: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let base = base_url(base)?;
     if let Some(s) = select {
         Selector::parse(s).map_err(|e| Error::Usage(format!("--select: {e}")))?;
+    }
+    if explain {
+        for step in replay_steps(files, &base, select)? {
+            for (link, verdict) in step.explained {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::json!({"file": step.file, "verdict": verdict, "why": verdict.reason(), "title": link.text, "link": link.url})
+                )?;
+            }
+        }
+        return Ok(());
     }
     for (item, file) in replay_items(files, &base, select)? {
         writeln!(
@@ -114,6 +128,27 @@ pub fn replay_reports(
     base: &Url,
     select: Option<&str>,
 ) -> Result<Vec<(String, check::CheckReport)>, Error> {
+    Ok(replay_steps(files, base, select)?
+        .into_iter()
+        .map(|s| (s.file, s.report))
+        .collect())
+}
+
+/// One snapshot of a replay: its check report and every link of the page that was not
+/// seen before with the analysis' verdict on it.
+#[derive(Debug)]
+pub struct ReplayStep {
+    pub file: String,
+    pub report: check::CheckReport,
+    pub explained: Vec<(Link, Verdict)>,
+}
+
+/// [`replay_reports`] with the analysis' verdicts.
+pub fn replay_steps(
+    files: &[PathBuf],
+    base: &Url,
+    select: Option<&str>,
+) -> Result<Vec<ReplayStep>, Error> {
     let store = Store::temporary()?;
     let config = Config::default();
     // Snapshots are taken an hour apart as far as the schedule is concerned.
@@ -145,8 +180,27 @@ pub fn replay_reports(
             url: base,
             validators: Validators::default(),
             template: None,
+            force: false,
         };
-        let result = check::analyse(&store, &watch, &prev, &input, now)?.map_err(|m| (m, "page"));
+        let result = check::analyse(
+            &store.history(&watch.id),
+            &watch,
+            &prev,
+            &input,
+            &crate::analysis::Params::default(),
+            now,
+        )?
+        .map_err(|m| (m, "page"));
+        let explained = match &result {
+            Ok(check::Analysis::Changed(c)) => c
+                .links
+                .iter()
+                .zip(&c.verdicts)
+                .filter(|(_, v)| !matches!(v, Verdict::Seen | Verdict::Baseline))
+                .map(|(l, v)| (l.clone(), *v))
+                .collect(),
+            _ => Vec::new(),
+        };
         let report = check::apply(
             &store,
             &config.schedule,
@@ -161,7 +215,11 @@ pub fn replay_reports(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        reports.push((name, report));
+        reports.push(ReplayStep {
+            file: name,
+            report,
+            explained,
+        });
     }
     Ok(reports)
 }

@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 
 use url::Url;
 
-use crate::check::{Analysis, PageInput};
+use crate::analysis::{Analysis, PageInput};
 use crate::config::DeepConfig;
 use crate::entries::{self, structure::PageText, Context};
 use crate::extract::{self, Selector};
@@ -520,5 +520,6 @@ pub fn root_input<'p>(page: &'p Page, template: Option<&'p Template>) -> PageInp
         url: &page.url,
         validators: page.validators.clone(),
         template,
+        force: false,
     }
 }

@@ -186,7 +186,7 @@ impl Crawl<'_> {
                 continue;
             }
             if self.emitted.insert(l.url.clone()) {
-                self.items.push(crate::check::item_for(l, now));
+                self.items.push(crate::analysis::item_for(l, now));
                 st.items += 1;
             }
         }

@@ -39,12 +39,15 @@
 //! nothing, re-baselines (every URL on the page becomes seen) and says so in the watch's
 //! status note.
 
+pub mod decide;
 pub mod structure;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::model::Link;
-pub use structure::{anchor_context, contexts, contexts_with_text, Context, PageText};
+pub use structure::{
+    anchor_context, contexts, contexts_with_text, structure, Blocks, Context, PageText, Structure,
+};
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -53,6 +56,9 @@ pub struct Entries {
     pub entry_of: Vec<usize>,
     /// `main[e]` is the index of the main link of entry `e`.
     pub main: Vec<usize>,
+    /// `container[e]`: the element that holds entry `e` (`None` for a link standing
+    /// alone).
+    pub container: Vec<Option<u32>>,
 }
 
 #[derive(Default)]
@@ -89,8 +95,10 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         roles.iter().filter(|(_, r)| r.links.len() >= 2).collect();
     order.sort_by_key(|(_, r)| {
         let count = r.links.len();
-        // 0 when all texts are equal, 10 when all differ (a pair of equal texts is 0).
-        let distinct = (r.texts.len() - 1) * 10 / (count - 1);
+        // 0 when all texts are equal, 8 when at least 80% differ (a pair of equal texts
+        // is 0): titles of a list mostly differ, and one story shown in two sections
+        // must not hand the first place to a role of three section links.
+        let distinct = ((r.texts.len() - 1) * 10 / (count - 1)).min(8);
         let mean_len = if distinct >= 5 { r.chars / count } else { 0 };
         (
             std::cmp::Reverse(r.with_text * 2 > count),
@@ -101,9 +109,11 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         )
     });
 
+    let rivals = Rivals::new(links, ctx);
     let mut entry_of: Vec<Option<usize>> = vec![None; n];
     let mut grouped: BTreeSet<usize> = BTreeSet::new();
     let mut main: Vec<usize> = Vec::new();
+    let mut container: Vec<Option<u32>> = Vec::new();
     for (_, r) in order {
         if r.with_text * 2 <= r.links.len() {
             // Image-only links (icons, banners) cannot be an entry's main link.
@@ -134,13 +144,16 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             };
             let top = shared(prev).max(shared(next)).min(cm.path.len() - 1);
             // The highest element below the shared ancestors whose links are all free.
-            let range = cm.path[top..]
+            let (id, range) = cm.path[top..]
                 .iter()
-                .filter_map(|id| ranges.get(id).copied())
-                .find(|&(lo, hi)| grouped.range(lo..=hi).next().is_none())
-                .unwrap_or((m, m));
+                .filter_map(|id| ranges.get(id).map(|&r| (Some(*id), r)))
+                .find(|&(_, (lo, hi))| {
+                    grouped.range(lo..=hi).next().is_none() && !rivals.within(lo, hi, url)
+                })
+                .unwrap_or((None, (m, m)));
             let e = main.len();
             main.push(m);
+            container.push(id);
             for (i, slot) in entry_of
                 .iter_mut()
                 .enumerate()
@@ -154,7 +167,49 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             }
         }
     }
-    attach_labels(&roles, ctx, entry_of, &main)
+    attach_labels(&roles, ctx, entry_of, &main, &container)
+}
+
+/// Title-like links: text of their own, in a heading or wide. An entry's element holds
+/// no title-like link to another URL: when the tag and class names of a section's
+/// teasers vary, the element around one teaser that holds none of its own role can be
+/// the whole section, and it must not swallow the other teasers.
+struct Rivals<'a> {
+    links: &'a [Link],
+    strong: Vec<bool>,
+    /// `before[i]`: title-like links among the first `i`.
+    before: Vec<usize>,
+}
+
+impl<'a> Rivals<'a> {
+    fn new(links: &'a [Link], ctx: &[Option<Context>]) -> Self {
+        let strong: Vec<bool> = (0..links.len())
+            .map(|i| {
+                ctx.get(i).and_then(Option::as_ref).is_some_and(|c| {
+                    c.has_text && (c.heading || decide::width(&links[i].text) >= 20)
+                })
+            })
+            .collect();
+        let mut before = Vec::with_capacity(strong.len() + 1);
+        before.push(0usize);
+        for &s in &strong {
+            before.push(before.last().copied().unwrap_or(0) + usize::from(s));
+        }
+        Self {
+            links,
+            strong,
+            before,
+        }
+    }
+
+    /// Links `lo..=hi` hold a title-like link to another URL than `url` (a range of more
+    /// than 64 links that holds any title-like link is taken to hold one).
+    fn within(&self, lo: usize, hi: usize, url: &str) -> bool {
+        if self.before[hi + 1] == self.before[lo] {
+            return false;
+        }
+        hi - lo > 64 || (lo..=hi).any(|i| self.strong[i] && self.links[i].url != url)
+    }
 }
 
 /// The last steps of [`group`]: repeated labels of flat lists join their title's entry;
@@ -164,6 +219,7 @@ fn attach_labels(
     ctx: &[Option<Context>],
     mut entry_of: Vec<Option<usize>>,
     main: &[usize],
+    container: &[Option<u32>],
 ) -> Entries {
     let n = entry_of.len();
     // Flat lists (`<a>Title</a> <a>More</a><br>` in one cell): a link whose role is a
@@ -196,6 +252,7 @@ fn attach_labels(
     // over stand alone.
     let mut renumber: HashMap<usize, usize> = HashMap::new();
     let mut mains = Vec::new();
+    let mut containers = Vec::new();
     let entry_of = entry_of
         .into_iter()
         .enumerate()
@@ -203,6 +260,7 @@ fn attach_labels(
             let key = e.map_or(usize::MAX - i, |e| e);
             *renumber.entry(key).or_insert_with(|| {
                 mains.push(e.map_or(i, |e| main[e]));
+                containers.push(e.and_then(|e| container[e]));
                 mains.len() - 1
             })
         })
@@ -210,6 +268,7 @@ fn attach_labels(
     Entries {
         entry_of,
         main: mains,
+        container: containers,
     }
 }
 
@@ -308,7 +367,7 @@ pub(crate) fn shape(url: &str) -> String {
 
 /// The texts that stand once on each page, on URLs of one shape ([`shape`]), the old URL
 /// gone from the new page.
-fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
+pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
     let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::new();
     for l in old {
         let e = old_texts
@@ -344,7 +403,7 @@ fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
 }
 
 /// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
-fn url_kind(url: &str) -> &str {
+pub(crate) fn url_kind(url: &str) -> &str {
     let after_host = url.find("://").map_or(0, |p| p + 3);
     let path = url[after_host..]
         .find('/')

@@ -174,6 +174,70 @@ struct State {
     base: Option<String>,
     /// `Some` when the text is collected.
     text: Option<Text>,
+    /// What each element holds besides its links ([`Blocks`]), indexed by element id.
+    blocks: Blocks,
+}
+
+/// What the elements of a page hold besides links: for each element (by instance id),
+/// the letters and digits of visible text outside any link, and the pictures and dates
+/// (`img`, `picture`, `svg`, `video`, `time`) in it and below it. An entry block with a
+/// date, a summary or a picture beside its title is content; a block holding nothing but
+/// its link (a menu item, a tag, a page number) is navigation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blocks {
+    /// Own text characters of element `id` (not of its children) until [`Blocks::finish`];
+    /// then prefix sums over ids.
+    text: Vec<u32>,
+    media: Vec<u32>,
+    /// One past the last descendant id of each element.
+    end: Vec<u32>,
+}
+
+impl Blocks {
+    fn open(&mut self, id: u32) {
+        let i = id as usize;
+        if self.end.len() <= i {
+            self.text.resize(i + 1, 0);
+            self.media.resize(i + 1, 0);
+            self.end.resize(i + 1, 0);
+        }
+        self.end[i] = id + 1;
+    }
+
+    fn close(&mut self, id: u32, next: u32) {
+        if let Some(e) = self.end.get_mut(id as usize) {
+            *e = next;
+        }
+    }
+
+    /// Turns the per-element counts into prefix sums (`text[i]` = sum over ids `< i`).
+    fn finish(&mut self, open: &[u32], next: u32) {
+        for &id in open {
+            self.close(id, next);
+        }
+        for v in [&mut self.text, &mut self.media] {
+            let mut acc = 0u32;
+            let mut out = Vec::with_capacity(v.len() + 1);
+            out.push(0);
+            for x in v.iter() {
+                acc = acc.saturating_add(*x);
+                out.push(acc);
+            }
+            *v = out;
+        }
+    }
+
+    /// Letters and digits of text outside links, and pictures and dates, in the element
+    /// `id` and its descendants.
+    pub fn content(&self, id: u32) -> (u32, u32) {
+        let i = id as usize;
+        let Some(&end) = self.end.get(i) else {
+            return (0, 0);
+        };
+        let end = (end as usize).clamp(i + 1, self.text.len().saturating_sub(1));
+        let sum = |v: &Vec<u32>| v.get(end).zip(v.get(i)).map_or(0, |(b, a)| b - a);
+        (sum(&self.text), sum(&self.media))
+    }
 }
 
 const BLOCKS: &[&str] = &[
@@ -235,6 +299,9 @@ impl State {
     /// Pops the stack down to (and including) the element `id`, if it is open.
     fn close(&mut self, id: u32) {
         if let Some(pos) = self.stack.iter().rposition(|f| f.id == id) {
+            for f in &self.stack[pos..] {
+                self.blocks.close(f.id, self.next_id);
+            }
             self.stack.truncate(pos);
         }
         if self.open.is_some_and(|(a, _)| a == id) {
@@ -301,6 +368,12 @@ impl State {
         let sig = signature(&tag, el.get_attribute("class").as_deref());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
+        self.blocks.open(id);
+        if matches!(tag.as_str(), "img" | "picture" | "svg" | "video" | "time") {
+            if let Some(m) = self.blocks.media.get_mut(id as usize) {
+                *m += 1;
+            }
+        }
         let can_close = el.end_tag_handlers().is_some();
         let frame = Frame {
             id,
@@ -355,6 +428,31 @@ impl State {
         if let Some((_, i)) = self.open {
             if !t.as_str().trim().is_empty() {
                 self.anchors[i].ctx.has_text = true;
+            }
+        }
+    }
+
+    /// Any text chunk: letters and digits outside links count for the element they
+    /// stand in ([`Blocks`]).
+    fn on_any_text(&mut self, chunk: &TextChunk<'_>) {
+        if self.open.is_some() || chunk.text_type() != TextType::Data {
+            return;
+        }
+        let Some(top) = self.stack.last() else { return };
+        if matches!(
+            top.tag.as_str(),
+            "script" | "style" | "template" | "noscript" | "title"
+        ) {
+            return;
+        }
+        let n = chunk
+            .as_str()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .count() as u32;
+        if n > 0 {
+            if let Some(t) = self.blocks.text.get_mut(top.id as usize) {
+                *t = t.saturating_add(n);
             }
         }
     }
@@ -459,12 +557,14 @@ fn pass(html: &str, with_text: bool) -> Option<State> {
         strict: false,
         ..Settings::new()
     };
-    if with_text {
-        settings.document_content_handlers.push(doc_text!(move |t| {
-            s3.borrow_mut().on_doc_text(t);
-            Ok(())
-        }));
-    }
+    settings.document_content_handlers.push(doc_text!(move |t| {
+        let mut st = s3.borrow_mut();
+        st.on_any_text(t);
+        if with_text {
+            st.on_doc_text(t);
+        }
+        Ok(())
+    }));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     if rewriter
         .write(html.as_bytes())
@@ -473,7 +573,9 @@ fn pass(html: &str, with_text: bool) -> Option<State> {
     {
         return None;
     }
-    let st = std::mem::take(&mut *state.borrow_mut());
+    let mut st = std::mem::take(&mut *state.borrow_mut());
+    let open: Vec<u32> = st.stack.iter().map(|f| f.id).collect();
+    st.blocks.finish(&open, st.next_id);
     Some(st)
 }
 
@@ -515,15 +617,34 @@ fn pair(st: &State, page_url: &Url, links: &[Link]) -> Vec<Option<usize>> {
 /// where a link could not be paired with an element (then it is treated as standing
 /// alone). Never fails: a page the pass cannot read gives all `None`.
 pub fn contexts(html: &str, page_url: &Url, links: &[Link]) -> Vec<Option<Context>> {
-    let Some(st) = pass(html, false) else {
-        return vec![None; links.len()];
+    structure(html, page_url, links).ctx
+}
+
+/// The contexts of a page's links and what its elements hold besides links.
+#[derive(Debug, Clone, Default)]
+pub struct Structure {
+    /// `ctx[i]` is the context of link `i` ([`contexts`]).
+    pub ctx: Vec<Option<Context>>,
+    pub blocks: Blocks,
+}
+
+/// [`contexts`] and [`Blocks`] from one pass. Never fails: a page the pass cannot read
+/// gives all `None` and empty blocks.
+pub fn structure(html: &str, page_url: &Url, links: &[Link]) -> Structure {
+    let Some(mut st) = pass(html, false) else {
+        return Structure {
+            ctx: vec![None; links.len()],
+            blocks: Blocks::default(),
+        };
     };
     let pairs = pair(&st, page_url, links);
+    let blocks = std::mem::take(&mut st.blocks);
     let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
-    pairs
+    let ctx = pairs
         .into_iter()
         .map(|p| p.and_then(|i| anchors[i].take()))
-        .collect()
+        .collect();
+    Structure { ctx, blocks }
 }
 
 /// [`contexts`], and the page's visible text with where each link's text stands in it,

@@ -93,10 +93,11 @@ pub struct WatchState {
     /// The last [`RECENT_CHECKS`] checks, newest first (written by `commit_check`).
     #[serde(default)]
     pub recent_checks: std::collections::VecDeque<CheckLog>,
-    /// The link roles (page structure) seen recently, to tell a layout change
-    /// (`entries::layout_change`).
+    /// The roles (page structure) of the page's entry lists seen recently
+    /// (`entries::decide`): a list known as entries stays one when it grows, shrinks or
+    /// turns over.
     #[serde(default)]
-    pub roles: Vec<u64>,
+    pub entry_roles: Vec<u64>,
     /// A remark on the last change of the page, e.g. a layout change that re-baselined
     /// the watch without items.
     #[serde(default)]
@@ -104,6 +105,23 @@ pub struct WatchState {
     /// A deep watch's site at its last check: pages by kind, candidates waiting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crawl: Option<crate::crawl::state::Summary>,
+}
+
+/// One watch's past as the analysis reads it ([`crate::analysis::History`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WatchHistory<'a> {
+    store: &'a Store,
+    id: &'a WatchId,
+}
+
+impl crate::analysis::History for WatchHistory<'_> {
+    type Error = StoreError;
+    fn links(&self) -> Result<Vec<Link>, StoreError> {
+        self.store.links(self.id)
+    }
+    fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
+        self.store.is_seen(self.id, url)
+    }
 }
 
 /// Checks remembered per watch for the web page.
@@ -147,7 +165,7 @@ impl WatchState {
             icon: None,
             baseline_at: None,
             recent_checks: std::collections::VecDeque::new(),
-            roles: Vec::new(),
+            entry_roles: Vec::new(),
             note: None,
             crawl: None,
         }
@@ -163,6 +181,9 @@ pub struct CheckRecord {
     pub seen_urls: Vec<String>,
     /// New items, oldest first (they get increasing sequence numbers).
     pub new_items: Vec<Item>,
+    /// Items whose title was edited on the page: the stored item with the same id takes
+    /// the new title (no new item).
+    pub retitled: Vec<Item>,
     /// A deep watch's crawl: its new state and the link arrays of the pages it fetched.
     pub crawl: Option<CrawlRecord>,
 }
@@ -308,6 +329,11 @@ impl Store {
         }
     }
 
+    /// What the analysis reads of one watch's past, from this store.
+    pub fn history<'a>(&'a self, id: &'a WatchId) -> WatchHistory<'a> {
+        WatchHistory { store: self, id }
+    }
+
     /// Whether `url` was ever seen on this watch's page.
     pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
         Ok(self.db.contains_key(keys::seen(id, url))?)
@@ -393,6 +419,23 @@ impl Store {
                 batch.insert(keys::page(id, url), codec::encode_links(links));
             }
         }
+        if !record.retitled.is_empty() {
+            let by_id: std::collections::HashMap<&str, &str> = record
+                .retitled
+                .iter()
+                .map(|i| (i.id.as_str(), i.title.as_str()))
+                .collect();
+            for kv in self.db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
+                let (k, v) = kv?;
+                let mut item: Item = decode(&k, &v)?;
+                if let Some(t) = by_id.get(item.id.as_str()) {
+                    if item.title != *t {
+                        item.title = (*t).to_owned();
+                        batch.insert(k, encode(&item));
+                    }
+                }
+            }
+        }
         let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
         for (n, item) in record.new_items.iter().enumerate() {
             batch.insert(keys::item(id, first_seq + n as u64), encode(item));
@@ -404,7 +447,11 @@ impl Store {
             batch.remove(keys::item(id, seq));
         }
         self.db.apply_batch(batch)?;
-        if !record.new_items.is_empty() || record.links.is_some() || record.crawl.is_some() {
+        if !record.new_items.is_empty()
+            || !record.retitled.is_empty()
+            || record.links.is_some()
+            || record.crawl.is_some()
+        {
             self.db.flush()?;
         }
         Ok(())

@@ -93,6 +93,7 @@ fn commit_stores_items_newest_first_links_and_seen() {
             item("http://a.example/new", 2),
         ],
         crawl: None,
+        retitled: Vec::new(),
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let items = s.items(&w.id, 10).expect("items");
@@ -139,6 +140,7 @@ fn remove_deletes_everything_of_one_watch_only() {
             seen_urls: vec!["http://x/".into()],
             new_items: vec![item(&format!("{}1", w.url), 1)],
             crawl: None,
+            retitled: Vec::new(),
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }
@@ -212,4 +214,33 @@ fn only_the_newest_items_are_kept() {
     assert_eq!(items.len() as u64, ITEMS_KEPT);
     assert_eq!(items[0].link, "http://a.example/1199");
     assert_eq!(items.last().expect("last").link, "http://a.example/200");
+}
+
+#[test]
+fn a_retitled_item_keeps_its_place_and_takes_the_new_title() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut st = prev.clone();
+    st.item_seq = 2;
+    let record = CheckRecord {
+        new_items: vec![item("http://a.example/1", 1), item("http://a.example/2", 2)],
+        ..CheckRecord::default()
+    };
+    s.commit_check(&w.id, &prev, &st, &record).expect("commit");
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut edited = item("http://a.example/1", 1);
+    edited.title = "Edited title".into();
+    let record = CheckRecord {
+        retitled: vec![edited],
+        ..CheckRecord::default()
+    };
+    s.commit_check(&w.id, &prev, &prev.clone(), &record)
+        .expect("commit");
+    let items = s.items(&w.id, 10).expect("items");
+    assert_eq!(items.len(), 2, "no new item");
+    assert_eq!(items[1].link, "http://a.example/1");
+    assert_eq!(items[1].title, "Edited title");
+    assert_ne!(items[0].title, "Edited title");
 }

@@ -1,0 +1,286 @@
+//! The one analysis of a page: (the watch's previous state, a page body) → (items, the
+//! watch's next page state, an explanation of every link). Live checks, deep crawls,
+//! the preview, the backfill and `sitefeed replay` all call [`analyse`], so what the
+//! preview marks is what the next check emits.
+//!
+//! Pure: no network, no clock, no database. What it needs of the watch's past (its last
+//! link array, whether a URL was ever seen) comes through the small [`History`] trait,
+//! which the store implements and tests fake.
+//!
+//! The steps (docs/design.md, "One check"): raw fingerprint → extraction → link
+//! fingerprint → the improved-LCS diff with selective extraction → the entry decision
+//! ([`crate::entries::decide`]).
+
+use std::collections::HashSet;
+
+use url::Url;
+
+use crate::diff;
+use crate::entries::{self, decide};
+use crate::extract::{self, fingerprint, Selector};
+use crate::fetch::Validators;
+use crate::model::{hex, Item, Link, Watch};
+use crate::schedule;
+use crate::store::WatchState;
+
+pub use decide::{Params, Verdict};
+
+/// What the analysis reads of a watch's past.
+pub trait History {
+    type Error;
+    /// The link array of the last successful check (empty before the first).
+    fn links(&self) -> Result<Vec<Link>, Self::Error>;
+    /// Whether the watch has ever seen `url` on its page (beyond the last array).
+    fn is_seen(&self, url: &str) -> Result<bool, Self::Error>;
+}
+
+/// A watch with no past: every URL unseen.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHistory;
+
+impl History for NoHistory {
+    type Error = std::convert::Infallible;
+    fn links(&self) -> Result<Vec<Link>, Self::Error> {
+        Ok(Vec::new())
+    }
+    fn is_seen(&self, _url: &str) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+/// A page body to analyse, from the network or from a file.
+#[derive(Debug)]
+pub struct PageInput<'a> {
+    pub body: &'a [u8],
+    pub content_type: Option<&'a str>,
+    /// The page's URL (after redirects), the base for relative links.
+    pub url: &'a Url,
+    pub validators: Validators,
+    /// The site's template (deep watches, `crawl::template`): links removed before the
+    /// link fingerprint and the diff.
+    pub template: Option<&'a crate::crawl::template::Template>,
+    /// Analyse even when the fingerprints say nothing changed (the preview: every link
+    /// explained).
+    pub force: bool,
+}
+
+/// What the analysis of a page found.
+#[derive(Debug)]
+pub enum Analysis {
+    /// Same body, same links, or 304: nothing to do but reschedule.
+    Unchanged {
+        raw_fingerprint: Option<String>,
+        validators: Option<Validators>,
+    },
+    /// The links changed (maybe with new items).
+    Changed(Box<Changed>),
+}
+
+#[derive(Debug)]
+pub struct Changed {
+    pub raw_fingerprint: String,
+    pub link_fingerprint: String,
+    pub validators: Validators,
+    pub title: Option<String>,
+    pub links: Vec<Link>,
+    /// What the analysis made of each link (aligned with `links`).
+    pub verdicts: Vec<Verdict>,
+    /// New items, in page order (top first).
+    pub new_items: Vec<Item>,
+    /// Items whose stored title changes: same URL, edited title.
+    pub retitled: Vec<Item>,
+    /// URLs of the previous page that are gone from this one: remembered as seen.
+    pub seen_urls: Vec<String>,
+    /// The first successful check: it sets the baseline (and emits only a backfill).
+    pub baseline: bool,
+    /// The page's robots meta tag says `nofollow` (or `none`).
+    pub nofollow: bool,
+    /// The site icon the page declares, if any.
+    pub icon: Option<String>,
+    /// What scheduling learns from the change: effective links, probable loss.
+    pub facts: schedule::page::PageFacts,
+    /// The roles of the entry lists to remember.
+    pub entry_roles: Vec<u64>,
+    /// A remark on the page for the watch's status.
+    pub note: Option<String>,
+}
+
+/// Analyses a page against the watch's previous state. An inner `Err` is a user-facing
+/// reason why the page cannot be used; the outer one an error of the history.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the steps of one check in order, each a few lines"
+)]
+pub fn analyse<H: History>(
+    history: &H,
+    watch: &Watch,
+    prev: &WatchState,
+    input: &PageInput<'_>,
+    params: &Params,
+    now: i64,
+) -> Result<Result<Analysis, String>, H::Error> {
+    if input.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Err("the page is empty".into()));
+    }
+    let raw = hex(&fingerprint::raw(input.body));
+    if !input.force && prev.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+        return Ok(Ok(Analysis::Unchanged {
+            raw_fingerprint: None,
+            validators: Some(input.validators.clone()),
+        }));
+    }
+    let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
+    let mut page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    if page.links.is_empty() {
+        return Ok(Err(if watch.select.is_some() {
+            "no links found: the CSS selector matches no links on the page".into()
+        } else {
+            "no links found on the page (is it built by JavaScript?)".into()
+        }));
+    }
+    let mut structure = entries::structure(&decoded.text, input.url, &page.links);
+    // Deep watches: the site's template links and blocks are noise, removed before the
+    // denoised fingerprint and the diff.
+    if let Some(t) = input.template.filter(|t| !t.is_empty()) {
+        let (links, ctx) = t.strip(
+            std::mem::take(&mut page.links),
+            std::mem::take(&mut structure.ctx),
+        );
+        page.links = links;
+        structure.ctx = ctx;
+    }
+    let link_fp = hex(&fingerprint::links(&page.links));
+    if !input.force && prev.link_fingerprint.as_deref() == Some(link_fp.as_str()) {
+        return Ok(Ok(Analysis::Unchanged {
+            raw_fingerprint: Some(raw),
+            validators: Some(input.validators.clone()),
+        }));
+    }
+
+    let baseline = prev.link_fingerprint.is_none();
+    let old = if baseline {
+        Vec::new()
+    } else {
+        history.links()?
+    };
+    // Selective extraction: a URL this watch saw before is never new again. The URLs
+    // ever seen are those on the last page plus those that left a page before.
+    let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
+    let failed = std::cell::RefCell::new(None);
+    let seen = |url: &str| -> Result<bool, H::Error> {
+        if old_urls.contains(url) {
+            return Ok(true);
+        }
+        history.is_seen(url)
+    };
+    // The differ (the improved LCS) says which links are inserted; the entry decision
+    // says which of those are entries. A link the differ calls moved (its key stood on
+    // the old page) is seen.
+    let inserted: HashSet<usize> = if baseline {
+        HashSet::new()
+    } else {
+        diff::new_links(&old, &page.links, &|l: &Link| match seen(&l.url) {
+            Ok(s) => s,
+            Err(e) => {
+                failed.borrow_mut().get_or_insert(e);
+                true
+            }
+        })
+        .into_iter()
+        .collect()
+    };
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    let prior = decide::Prior {
+        old: &old,
+        entry_roles: &prev.entry_roles,
+    };
+    let links = &page.links;
+    // Any place of an inserted URL makes it unseen for the decision.
+    let inserted: HashSet<&str> = inserted.iter().map(|&i| links[i].url.as_str()).collect();
+    let mut not_inserted = |url: &str| -> Result<bool, H::Error> { Ok(!inserted.contains(url)) };
+    let decision = decide::decide(
+        &prior,
+        links,
+        &structure,
+        baseline,
+        params,
+        &mut not_inserted,
+    )?;
+    let mut new_items: Vec<Item> = decision
+        .items
+        .iter()
+        .map(|&i| item_for(&links[i], now))
+        .collect();
+    if baseline && prev.backfill > 0 {
+        let mut once = HashSet::new();
+        new_items = decision
+            .entries
+            .iter()
+            .filter(|&&i| links[i].url != watch.url && once.insert(links[i].url.as_str()))
+            .take(prev.backfill as usize)
+            .map(|&i| item_for(&links[i], now))
+            .collect();
+    }
+    let retitled = decision
+        .retitled
+        .iter()
+        .map(|&i| item_for(&links[i], now))
+        .collect();
+    // Scheduling facts: the effective link count and whether the whole previous list
+    // scrolled off.
+    let key = |l: &Link| schedule::page::link_key(&l.url);
+    let facts =
+        prev.learned
+            .page
+            .measure(old.iter().map(key), links.iter().map(key), new_items.len());
+    // URLs that leave the page join the seen set.
+    let new_urls: HashSet<&str> = links.iter().map(|l| l.url.as_str()).collect();
+    let mut seen_urls: Vec<String> = Vec::new();
+    let mut added = HashSet::new();
+    for l in &old {
+        if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
+            seen_urls.push(l.url.clone());
+        }
+    }
+    Ok(Ok(Analysis::Changed(Box::new(Changed {
+        raw_fingerprint: raw,
+        link_fingerprint: link_fp,
+        validators: input.validators.clone(),
+        title: page.title,
+        verdicts: decision.verdicts,
+        new_items,
+        retitled,
+        seen_urls,
+        baseline,
+        nofollow: page.nofollow,
+        icon: page.icon,
+        facts,
+        entry_roles: decision.entry_roles,
+        note: None,
+        links: page.links,
+    }))))
+}
+
+/// The feed item for a new link; a link without text is titled by its URL.
+pub fn item_for(l: &Link, now: i64) -> Item {
+    let title = if l.text.is_empty() {
+        l.url.clone()
+    } else {
+        l.text.clone()
+    };
+    Item {
+        id: Item::id_for(&l.url),
+        title,
+        link: l.url.clone(),
+        first_seen: now,
+    }
+}

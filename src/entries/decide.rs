@@ -1,0 +1,491 @@
+//! Which links of a page are new entries: the one decision that checks, deep crawls, the
+//! preview, the backfill and `replay` all make, by structure alone.
+//!
+//! Every link gets a [`Verdict`]. A link becomes an item when its URL was never seen by
+//! the watch and *some* place where it stands on the page is the main link of an entry
+//! in an *entry list* (a notice shown in a ticker, in the main list and in a "latest"
+//! sidebar is one item, decided by its place in the list). The parts:
+//!
+//! - **Entries** ([`super::group`]): links grouped into the blocks of the page's repeated
+//!   structures; one main link per block. A further link of a block (author, comments,
+//!   category, a tarball in another format) is [`Verdict::Secondary`]: one entry, one
+//!   item.
+//! - **Entry lists and navigation lists.** A role (the chain of tag and class names above
+//!   a link) whose entries repeat is a list. It is an *entry list* when its blocks hold
+//!   content besides their link (text outside the link, such as a date or a summary; a
+//!   picture; further links) in at least half of its entries, or, for bare lists, when
+//!   its titles are long (a heading, not a label). Otherwise it is *navigation*: menus,
+//!   tag clouds, footer link lists, page numbers. A role known as an entry list from
+//!   earlier checks stays one, however much the list grows, shrinks or turns over.
+//! - **Standing alone.** A main link whose role does not repeat is an entry only when its
+//!   role was an entry list before, or when its block holds content and its URL has the
+//!   shape of the page's entry URLs (a featured teaser); a lone new link elsewhere (a
+//!   badge, a new menu, a template link left unrendered) is chrome.
+//! - **Chrome regions** (`nav`, `header`, `footer`, `aside` and their landmark roles),
+//!   image-only main links, facets (kinds of URL that entries use as secondary links:
+//!   authors, nodes, tags) and pager slots that moved are never items.
+//! - **Identity by title.** A new URL whose title is distinctive (unique on both pages,
+//!   long enough, not a number or a date) and stood on the previous page under a URL now
+//!   gone is the same entry moved (a theme upgrade that changed every permalink), not
+//!   a new one.
+//!
+//! There is no page-wide "layout change" switch: a redesign emits its real new entries
+//! and drops its chrome, link by link.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::{group, moved_slots, url_kind, Structure};
+use crate::model::Link;
+
+/// What the analysis makes of one link of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// A new entry: the link becomes an item.
+    Item,
+    /// The watch has seen this URL before (on the last page or since).
+    Seen,
+    /// The first check only records the page.
+    Baseline,
+    /// A further link of an entry whose main link decides (author, comments, tags,
+    /// another format of one download).
+    Secondary,
+    /// In a header, footer, menu or sidebar, a navigation list, or a new structure that
+    /// does not repeat.
+    Chrome,
+    /// A kind of URL the page's entries use as secondary links (a new author, a new node).
+    Facet,
+    /// An entry of the last page under a new URL (its distinctive title stood there).
+    Moved,
+    /// A pager or "next" slot that points somewhere new.
+    Pager,
+    /// No text of its own (an icon, a banner).
+    NoText,
+}
+
+impl Verdict {
+    /// Why a link is not an item, in a few words for people.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Item => "new entry",
+            Self::Seen => "seen before",
+            Self::Baseline => "first check: recorded",
+            Self::Secondary => "another link of an entry",
+            Self::Chrome => "menu, header, footer or sidebar",
+            Self::Facet => "a tag, author or category link",
+            Self::Moved => "an entry moved to a new URL",
+            Self::Pager => "pagination",
+            Self::NoText => "no text of its own",
+        }
+    }
+
+    /// Which of two places of one URL speaks for it: an item anywhere makes an item.
+    fn rank(self) -> u8 {
+        match self {
+            Self::Item => 9,
+            Self::Moved => 8,
+            Self::Secondary => 7,
+            Self::Facet => 6,
+            Self::Pager => 5,
+            Self::Chrome => 4,
+            Self::NoText => 3,
+            Self::Seen => 2,
+            Self::Baseline => 1,
+        }
+    }
+}
+
+/// What the analysis knew before this page: the last page's links and the roles that
+/// were entry lists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Prior<'a> {
+    /// The links of the last page (empty at the baseline).
+    pub old: &'a [Link],
+    /// Roles that were entry lists on earlier pages.
+    pub entry_roles: &'a [u64],
+}
+
+/// Tunable parts of the decision (the evaluation reports how they were chosen).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Letters and digits outside the link that make a block hold content.
+    pub block_text: u32,
+    /// Share of a list's blocks that must hold content for an entry list.
+    pub rich_share: f64,
+    /// Mean title width (CJK characters count two) from which a bare list is an entry list.
+    pub bare_title_width: usize,
+    /// Width from which a title is distinctive (identity by title).
+    pub distinct_title_width: usize,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            block_text: 4,
+            rich_share: 0.5,
+            bare_title_width: 20,
+            distinct_title_width: 16,
+        }
+    }
+}
+
+/// The decision on one page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// `verdicts[i]` is the verdict on link `i` (for a URL standing several times, the
+    /// one that speaks for it: every place of an item URL says [`Verdict::Item`] only at
+    /// the place chosen as the item).
+    pub verdicts: Vec<Verdict>,
+    /// The links that become items, in page order, one per URL.
+    pub items: Vec<usize>,
+    /// The roles of this page's entry lists, then the known ones (at most
+    /// [`super::MAX_ROLES`]): what the next check knows.
+    pub entry_roles: Vec<u64>,
+    /// Main links of entries whose URL stood on the last page under another text: the
+    /// title was edited.
+    pub retitled: Vec<usize>,
+    /// The page's entries in order (main link index of each entry of an entry list),
+    /// for a backfill.
+    pub entries: Vec<usize>,
+}
+
+/// Display width of a title: CJK, kana and hangul count two.
+pub(crate) fn width(s: &str) -> usize {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if u32::from(c) >= 0x2E80 { 2 } else { 1 })
+        .sum()
+}
+
+/// A title wide enough to name one entry (a date alone, "Read more" or a page number is
+/// not; those also stand more than once on a page, which the caller checks).
+fn distinctive(s: &str, min_width: usize) -> bool {
+    width(s) >= min_width
+}
+
+/// A title as identity compares it: its letters and digits, lower case.
+fn title_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The shape of a URL that entries share: host, path depth and what the last segment is
+/// made of (a number, a slug of several words, a plain word).
+fn url_shape(url: &str) -> (String, usize, u8) {
+    let Ok(u) = url::Url::parse(url) else {
+        return (String::new(), 0, 0);
+    };
+    let segs: Vec<&str> = u
+        .path_segments()
+        .map_or_else(Vec::new, |s| s.filter(|x| !x.is_empty()).collect());
+    let last = segs.last().copied().unwrap_or("");
+    let stem = last.split('.').next().unwrap_or(last);
+    let tokens = last
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .count();
+    let digits = stem.chars().filter(char::is_ascii_digit).count();
+    let class = if last.is_empty() {
+        u8::from(
+            u.query()
+                .is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit())),
+        )
+    } else if digits > 0 && digits == stem.chars().count() {
+        2
+    } else if tokens >= 3 {
+        3
+    } else if digits > 0 {
+        4
+    } else {
+        5
+    };
+    (u.host_str().unwrap_or("").to_owned(), segs.len(), class)
+}
+
+/// Per role of main links: how many entries, how many hold content, title widths.
+#[derive(Default)]
+struct RoleStat {
+    entries: usize,
+    rich: usize,
+    width: usize,
+    urls: usize,
+}
+
+/// What the structure says of the page's entries: which roles are entry lists, which
+/// entries hold content, the URL shapes of list entries, the facet kinds.
+struct Lists<'a> {
+    entries: super::Entries,
+    roles: HashMap<u64, RoleStat>,
+    /// Roles that are entry lists on this page or were before.
+    list_roles: HashSet<u64>,
+    /// URL shapes of the entries of entry lists outside chrome, with their counts.
+    shapes: HashMap<(String, usize, u8), usize>,
+    /// Per kind of URL: (main links, secondary links) in entries.
+    kinds: HashMap<&'a str, (usize, usize)>,
+}
+
+impl<'a> Lists<'a> {
+    fn new(prior: &Prior<'_>, links: &'a [Link], st: &Structure, params: &Params) -> Self {
+        let ctx = &st.ctx;
+        let entries = group(links, ctx);
+        let ne = entries.main.len();
+        let mut size = vec![0usize; ne];
+        let mut urls_in: Vec<HashSet<&str>> = vec![HashSet::new(); ne];
+        for (i, &e) in entries.entry_of.iter().enumerate() {
+            size[e] += 1;
+            urls_in[e].insert(links[i].url.as_str());
+        }
+        let mut roles: HashMap<u64, RoleStat> = HashMap::new();
+        let mut role_urls: HashSet<(u64, &str)> = HashSet::new();
+        for (e, &m) in entries.main.iter().enumerate() {
+            let Some(c) = ctx[m].as_ref() else { continue };
+            let (text, media) = entries.container[e].map_or((0, 0), |id| st.blocks.content(id));
+            let rich = text >= params.block_text || media > 0 || urls_in[e].len() >= 2;
+            let r = roles.entry(c.role).or_default();
+            r.entries += 1;
+            r.rich += usize::from(rich);
+            r.width += width(&links[m].text);
+            if role_urls.insert((c.role, links[m].url.as_str())) {
+                r.urls += 1;
+            }
+        }
+        let known: HashSet<u64> = prior.entry_roles.iter().copied().collect();
+        let list_roles: HashSet<u64> = roles
+            .iter()
+            .filter(|(role, r)| known.contains(role) || entry_list(r, params))
+            .map(|(&role, _)| role)
+            .collect();
+        let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::new();
+        for &m in &entries.main {
+            if let Some(c) = ctx[m].as_ref() {
+                if !c.chrome && list_roles.contains(&c.role) {
+                    *shapes.entry(url_shape(&links[m].url)).or_default() += 1;
+                }
+            }
+        }
+        let mut kinds: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (i, &e) in entries.entry_of.iter().enumerate() {
+            let m = entries.main[e];
+            if size[e] < 2 || ctx[m].as_ref().is_some_and(|c| c.chrome) {
+                continue;
+            }
+            let k = kinds.entry(url_kind(&links[i].url)).or_default();
+            if i == m {
+                k.0 += 1;
+            } else if links[i].url != links[m].url {
+                k.1 += 1;
+            }
+        }
+        Self {
+            entries,
+            roles,
+            list_roles,
+            shapes,
+            kinds,
+        }
+    }
+
+    /// A kind of URL that entries use as secondary links more than as main links.
+    fn facet(&self, url: &str) -> bool {
+        self.kinds
+            .get(url_kind(url))
+            .is_some_and(|&(mains, members)| members > mains)
+    }
+
+    /// What the structure makes of link `i`, seen or not.
+    fn structural(&self, links: &[Link], ctx: &[Option<super::Context>], i: usize) -> Verdict {
+        let m = self.entries.main[self.entries.entry_of[i]];
+        let Some(c) = ctx[m].as_ref() else {
+            return Verdict::Chrome;
+        };
+        let listed = self.list_roles.contains(&c.role);
+        let lone_entry = !listed
+            && self
+                .shapes
+                .get(&url_shape(&links[m].url))
+                .is_some_and(|&k| k >= 2);
+        if links[m].url != links[i].url {
+            Verdict::Secondary
+        } else if c.chrome {
+            Verdict::Chrome
+        } else if !c.has_text || links[m].text.is_empty() {
+            Verdict::NoText
+        } else if !(listed || lone_entry) {
+            Verdict::Chrome
+        } else if self.facet(&links[i].url) {
+            Verdict::Facet
+        } else {
+            Verdict::Item
+        }
+    }
+}
+
+/// A list role whose blocks hold content, or, bare, whose titles are wide.
+fn entry_list(r: &RoleStat, params: &Params) -> bool {
+    r.urls >= 2
+        && (r.rich as f64 >= params.rich_share * r.entries as f64
+            || r.width >= params.bare_title_width * r.entries)
+}
+
+/// Identity by title: distinctive titles that stand once on each page, compared by their
+/// letters and digits only (a renaming that also rewrote "a:b c" as "a_b_c").
+struct Titles<'a> {
+    old: HashMap<String, (usize, &'a str)>,
+    keys: Vec<String>,
+    counts: HashMap<String, usize>,
+    urls: HashSet<&'a str>,
+    min_width: usize,
+}
+
+impl<'a> Titles<'a> {
+    fn new(old: &'a [Link], links: &'a [Link], min_width: usize) -> Self {
+        let mut old_texts: HashMap<String, (usize, &str)> = HashMap::new();
+        for l in old {
+            let e = old_texts
+                .entry(title_key(&l.text))
+                .or_insert((0, l.url.as_str()));
+            e.0 += 1;
+        }
+        let keys: Vec<String> = links.iter().map(|l| title_key(&l.text)).collect();
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for k in &keys {
+            *counts.entry(k.clone()).or_default() += 1;
+        }
+        Self {
+            old: old_texts,
+            keys,
+            counts,
+            urls: links.iter().map(|l| l.url.as_str()).collect(),
+            min_width,
+        }
+    }
+
+    /// Link `i` is an entry of the last page that moved to a new URL.
+    fn moved(&self, links: &[Link], i: usize) -> bool {
+        let (l, k) = (&links[i], &self.keys[i]);
+        self.counts.get(k) == Some(&1)
+            && distinctive(&l.text, self.min_width)
+            && self
+                .old
+                .get(k)
+                .is_some_and(|&(count, url)| count == 1 && url != l.url && !self.urls.contains(url))
+    }
+}
+
+/// Decides every link of a page. `is_seen(url)` says whether the watch saw a URL before
+/// (the last page's URLs count as seen whatever it answers). `baseline`: the first check.
+pub fn decide<E>(
+    prior: &Prior<'_>,
+    links: &[Link],
+    st: &Structure,
+    baseline: bool,
+    params: &Params,
+    is_seen: &mut dyn FnMut(&str) -> Result<bool, E>,
+) -> Result<Decision, E> {
+    let ctx = &st.ctx;
+    let lists = Lists::new(prior, links, st, params);
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for (i, &e) in lists.entries.entry_of.iter().enumerate() {
+            let main = &links[lists.entries.main[e]].url;
+            tracing::trace!(link = %links[i].url, text = %links[i].text, entry = e, %main, "entry");
+        }
+    }
+    let pager = moved_slots(prior.old, links);
+    let titles = Titles::new(prior.old, links, params.distinct_title_width);
+    let old_text: HashMap<&str, &str> = prior
+        .old
+        .iter()
+        .map(|l| (l.url.as_str(), l.text.as_str()))
+        .collect();
+
+    // The verdict of each place, and the entries of entry lists (for a backfill).
+    let mut place = vec![Verdict::Seen; links.len()];
+    let mut listed = Vec::new();
+    let mut seen_cache: HashMap<&str, bool> = HashMap::new();
+    for (i, l) in links.iter().enumerate() {
+        let mut structural = lists.structural(links, ctx, i);
+        if structural == Verdict::Item && pager.contains(l.text.as_str()) {
+            structural = Verdict::Pager;
+        }
+        if structural == Verdict::Item && lists.entries.main[lists.entries.entry_of[i]] == i {
+            listed.push(i);
+        }
+        place[i] = if baseline {
+            Verdict::Baseline
+        } else if old_text.contains_key(l.url.as_str()) {
+            Verdict::Seen
+        } else if let Some(&true) = seen_cache.get(l.url.as_str()) {
+            Verdict::Seen
+        } else if !seen_cache.contains_key(l.url.as_str()) && {
+            let s = is_seen(&l.url)?;
+            seen_cache.insert(&l.url, s);
+            s
+        } {
+            Verdict::Seen
+        } else if structural == Verdict::Item && titles.moved(links, i) {
+            Verdict::Moved
+        } else {
+            structural
+        };
+    }
+    let (verdicts, items) = one_per_url(links, place);
+    // Title edits: an entry whose URL stood on the last page with another text.
+    let retitled = if baseline {
+        Vec::new()
+    } else {
+        listed
+            .iter()
+            .copied()
+            .filter(|&m| {
+                old_text
+                    .get(links[m].url.as_str())
+                    .is_some_and(|t| !t.is_empty() && *t != links[m].text)
+            })
+            .collect()
+    };
+    let mut entry_roles: Vec<u64> = lists
+        .roles
+        .iter()
+        .filter(|(_, r)| entry_list(r, params))
+        .map(|(&role, _)| role)
+        .collect();
+    entry_roles.sort_unstable();
+    Ok(Decision {
+        verdicts,
+        items,
+        entry_roles: super::remember(prior.entry_roles, &entry_roles),
+        retitled,
+        entries: listed,
+    })
+}
+
+/// One verdict per URL, the best of its places; an item at its first item place (its
+/// other places are [`Verdict::Secondary`]). Returns the verdicts and the items.
+fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>) {
+    let mut best: HashMap<&str, (Verdict, usize)> = HashMap::new();
+    for (i, &v) in place.iter().enumerate() {
+        let b = best.entry(links[i].url.as_str()).or_insert((v, i));
+        if v.rank() > b.0.rank() {
+            *b = (v, i);
+        }
+    }
+    let mut verdicts = place;
+    let mut items = Vec::new();
+    for (i, l) in links.iter().enumerate() {
+        let (v, at) = best[l.url.as_str()];
+        if v == Verdict::Item {
+            if at == i {
+                items.push(i);
+            } else {
+                verdicts[i] = Verdict::Secondary;
+            }
+        } else if !matches!(verdicts[i], Verdict::Seen | Verdict::Baseline) {
+            verdicts[i] = v;
+        }
+    }
+    (verdicts, items)
+}
