@@ -284,3 +284,7 @@ pub fn item_for(l: &Link, now: i64) -> Item {
         first_seen: now,
     }
 }
+
+#[cfg(test)]
+#[path = "analysis_tests.rs"]
+mod tests;

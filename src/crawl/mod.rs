@@ -40,7 +40,7 @@ use url::Url;
 
 use crate::analysis::{Analysis, PageInput};
 use crate::config::DeepConfig;
-use crate::entries::{self, structure::PageText, Context};
+use crate::entries::{self, structure::PageText};
 use crate::extract::{self, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Page, Validators};
 use crate::model::{Item, Link, Watch};
@@ -113,7 +113,8 @@ struct Read {
     title: Option<String>,
     all: Vec<Link>,
     kept: Vec<Link>,
-    kept_ctx: Vec<Option<Context>>,
+    /// The structure of the kept links (contexts and the page's blocks).
+    kept_structure: entries::Structure,
     /// Shark-Search context of each kept link.
     cues: Vec<(String, String)>,
     content: String,
@@ -409,7 +410,10 @@ impl<'a> Crawl<'a> {
             title: ex.title,
             all: ex.links,
             kept,
-            kept_ctx,
+            kept_structure: entries::Structure {
+                ctx: kept_ctx,
+                blocks: text.blocks,
+            },
             cues,
             content: text.content,
             nofollow: ex.nofollow,

@@ -118,7 +118,7 @@ impl Crawl<'_> {
     ) -> Result<(), StoreError> {
         let signature = neardup::signature(&read.content);
         // A calendar page is never a list: its "entries" are months.
-        let list = is_list(&read.kept, &read.kept_ctx, self.cfg.list_entries)
+        let list = is_list(&read.kept, &read.kept_structure.ctx, self.cfg.list_entries)
             && Url::parse(url)
                 .ok()
                 .as_ref()
@@ -172,7 +172,21 @@ impl Crawl<'_> {
         if let Some(e) = err.into_inner() {
             return Err(e);
         }
-        for i in entries::select(&old, &read.kept, &read.kept_ctx, &new_idx) {
+        // The one entry decision, on what the differ inserted.
+        let inserted: HashSet<&str> = new_idx.iter().map(|&i| read.kept[i].url.as_str()).collect();
+        let prior = entries::decide::Prior {
+            old: &old,
+            entry_roles: &[],
+        };
+        let decision = entries::decide::decide(
+            &prior,
+            &read.kept,
+            &read.kept_structure,
+            false,
+            &entries::decide::Params::default(),
+            &mut |u: &str| Ok::<bool, StoreError>(!inserted.contains(u)),
+        )?;
+        for i in decision.items {
             let l = &read.kept[i];
             if self.topic.is_some() && self.item_relevance(l) < self.params.threshold {
                 continue;

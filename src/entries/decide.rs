@@ -224,7 +224,7 @@ struct Lists<'a> {
     list_roles: HashSet<u64>,
     /// URL shapes of the entries of entry lists outside chrome, with their counts.
     shapes: HashMap<(String, usize, u8), usize>,
-    /// Per kind of URL: (main links, secondary links) in entries.
+    /// Per kind of URL: (main links, secondary links) in entries of several links.
     kinds: HashMap<&'a str, (usize, usize)>,
 }
 
@@ -242,7 +242,10 @@ impl<'a> Lists<'a> {
         let mut roles: HashMap<u64, RoleStat> = HashMap::new();
         let mut role_urls: HashSet<(u64, &str)> = HashSet::new();
         for (e, &m) in entries.main.iter().enumerate() {
-            let Some(c) = ctx[m].as_ref() else { continue };
+            // Image-only links (banners, icons) neither make nor break a list.
+            let Some(c) = ctx[m].as_ref().filter(|c| c.has_text) else {
+                continue;
+            };
             let (text, media) = entries.container[e].map_or((0, 0), |id| st.blocks.content(id));
             let rich = text >= params.block_text || media > 0 || urls_in[e].len() >= 2;
             let r = roles.entry(c.role).or_default();
@@ -289,11 +292,13 @@ impl<'a> Lists<'a> {
         }
     }
 
-    /// A kind of URL that entries use as secondary links more than as main links.
+    /// A kind of URL that the page's entries use only as secondary links (authors,
+    /// nodes, tags beside each topic), never as their main link: a new link of that kind
+    /// elsewhere (a new node in a directory) is a facet, not an entry.
     fn facet(&self, url: &str) -> bool {
         self.kinds
             .get(url_kind(url))
-            .is_some_and(|&(mains, members)| members > mains)
+            .is_some_and(|&(mains, members)| mains == 0 && members > 0)
     }
 
     /// What the structure makes of link `i`, seen or not.

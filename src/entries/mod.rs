@@ -1,4 +1,4 @@
-//! Entries, not links (issue 3): what a person calls new on a list page is an *entry* (a
+//! Entries, not links: what a person calls new on a list page is an *entry* (a
 //! topic, a notice, an offer), and an entry often has several links: a forum topic row
 //! links its author, its node and its last replier; an offer card has a details link and
 //! an order button; a news item has "Read more" and "12 comments". The feed gets one item
@@ -22,22 +22,9 @@
 //! ancestor `M` shares with either of them, one level down). All links in it not yet
 //! grouped join `M`'s entry, with `M` as its main link. Links left over stand alone.
 //!
-//! # Which new links become items ([`select`])
+//! # Which new links become items ([`decide`])
 //!
-//! A new link (from the differ, after selective extraction) becomes an item only as the
-//! main link of its entry (or a duplicate of its URL): a new author or last replier on
-//! a row whose topic was seen before is a bumped thread, not a new entry; a new order
-//! button belongs to its offer. Never items: main links in a chrome region (`nav`,
-//! `header`, `footer`, `aside` and the matching landmark roles), and main links with no
-//! text of their own (icons and banners known only by an image's `alt`).
-//!
-//! # Layout changes ([`layout_change`])
-//!
-//! The watch remembers the roles it has seen. When most links of a page stand in roles
-//! never seen before, the page was redesigned or is captured differently: its new links
-//! are menus and the same entries under new URLs, not news. The check then emits
-//! nothing, re-baselines (every URL on the page becomes seen) and says so in the watch's
-//! status note.
+//! The decision on every link of a page, by structure: see [`decide`].
 
 pub mod decide;
 pub mod structure;
@@ -272,80 +259,6 @@ fn attach_labels(
     }
 }
 
-/// The links to emit as items, in page order, given the differ's new links `new_idx`
-/// (indices into `links`): the main link of each entry that has a new link with the main
-/// link's URL, unless that main link is chrome, has no text of its own, or is of a kind
-/// of URL that the page's entries use as secondary links more than as main links (a new
-/// node in a node directory beside a topic list whose rows link their nodes).
-pub fn select(
-    old: &[Link],
-    links: &[Link],
-    ctx: &[Option<Context>],
-    new_idx: &[usize],
-) -> Vec<usize> {
-    let entries = group(links, ctx);
-    if tracing::enabled!(tracing::Level::TRACE) {
-        for (e, &m) in entries.main.iter().enumerate() {
-            let members: Vec<&str> = (0..links.len())
-                .filter(|&i| entries.entry_of[i] == e && i != m)
-                .map(|i| links[i].url.as_str())
-                .collect();
-            tracing::trace!(main = %links[m].url, text = %links[m].text, ?members, "entry");
-        }
-    }
-    // Kinds of URL (host and first path segment) that entries use as secondary links
-    // (authors, nodes, tags, order buttons) more often than as main links: a new link of
-    // such a kind is a new facet (a new member, a new node in a directory), not an entry.
-    let mut kinds: HashMap<&str, (usize, usize)> = HashMap::new();
-    let mut size = vec![0usize; entries.main.len()];
-    for &e in &entries.entry_of {
-        size[e] += 1;
-    }
-    for (i, &e) in entries.entry_of.iter().enumerate() {
-        let m = entries.main[e];
-        if size[e] < 2 || ctx[m].as_ref().is_some_and(|c| c.chrome) {
-            continue;
-        }
-        let k = kinds.entry(url_kind(&links[i].url)).or_default();
-        if i == m {
-            k.0 += 1;
-        } else if links[i].url != links[m].url {
-            k.1 += 1;
-        }
-    }
-    let facet = |url: &str| {
-        kinds
-            .get(url_kind(url))
-            .is_some_and(|&(mains, members)| members > mains)
-    };
-    // Moved template links: a link whose text is unique on the page and was unique on the
-    // old page too, under a URL of the same shape that the new page no longer has, is the
-    // same slot with a new target (pagination "2", "Next »" pointing past the last entry),
-    // not a new entry.
-    let moved = moved_slots(old, links);
-    let mut out: Vec<usize> = Vec::new();
-    let mut done: HashSet<usize> = HashSet::new();
-    // Every occurrence of a new URL counts: a notice linked from a header button and from
-    // its row in the list is an entry by its row.
-    let new_urls: HashSet<&str> = new_idx.iter().map(|&j| links[j].url.as_str()).collect();
-    for j in (0..links.len()).filter(|&j| new_urls.contains(links[j].url.as_str())) {
-        let e = entries.entry_of[j];
-        let m = entries.main[e];
-        if links[m].url != links[j].url || !done.insert(e) {
-            continue;
-        }
-        if ctx[m].as_ref().is_some_and(|c| c.chrome || !c.has_text)
-            || facet(&links[m].url)
-            || moved.contains(links[m].text.as_str())
-        {
-            continue;
-        }
-        out.push(m);
-    }
-    out.sort_unstable();
-    out
-}
-
 /// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
 /// `?page=2&before=5040` have one shape.
 pub(crate) fn shape(url: &str) -> String {
@@ -416,14 +329,6 @@ pub(crate) fn url_kind(url: &str) -> &str {
     }
 }
 
-/// The distinct roles of a page.
-pub fn roles(ctx: &[Option<Context>]) -> Vec<u64> {
-    let mut r: Vec<u64> = ctx.iter().flatten().map(|c| c.role).collect();
-    r.sort_unstable();
-    r.dedup();
-    r
-}
-
 /// How many roles a watch remembers.
 pub const MAX_ROLES: usize = 2048;
 
@@ -439,26 +344,6 @@ pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {
     );
     out.truncate(MAX_ROLES);
     out
-}
-
-/// Pages with fewer located links than this are never called a layout change.
-const MIN_LINKS_FOR_LAYOUT: usize = 10;
-
-/// `Some((unknown, total))` when more than half of the page's located links stand in roles
-/// the watch has never seen (`known`): a redesign or a capture change. `None` otherwise,
-/// and always when nothing is known yet.
-pub fn layout_change(known: &[u64], ctx: &[Option<Context>]) -> Option<(usize, usize)> {
-    if known.is_empty() {
-        return None;
-    }
-    let known: HashSet<u64> = known.iter().copied().collect();
-    let total = ctx.iter().flatten().count();
-    let unknown = ctx
-        .iter()
-        .flatten()
-        .filter(|c| !known.contains(&c.role))
-        .count();
-    (total >= MIN_LINKS_FOR_LAYOUT && unknown * 2 > total).then_some((unknown, total))
 }
 
 #[cfg(test)]

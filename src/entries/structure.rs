@@ -65,6 +65,8 @@ pub struct PageText {
     /// link's own visible text (empty, at the link's position, for a link without any,
     /// such as an image link); `None` when the link is unpaired or beyond the cap.
     pub anchors: Vec<Option<Range<usize>>>,
+    /// What the page's elements hold besides links (from the same pass).
+    pub blocks: Blocks,
 }
 
 struct Frame {
@@ -309,6 +311,20 @@ impl State {
         }
     }
 
+    /// A link opens while another is open: the open one ends there (as in a browser),
+    /// and only it leaves the stack: the elements opened inside it (a hidden `div`)
+    /// stay open.
+    fn close_anchor(&mut self) {
+        if let Some(pos) = self.stack.iter().rposition(|f| f.tag == "a") {
+            let id = self.stack[pos].id;
+            self.blocks.close(id, self.next_id);
+            self.stack.remove(pos);
+            if self.open.is_some_and(|(a, _)| a == id) {
+                self.open = None;
+            }
+        }
+    }
+
     /// Pops an open `tag` (one of `tags`) unless one of `barriers` is open above it: the
     /// implicit end tags of HTML.
     fn close_implicit(&mut self, tags: &[&str], barriers: &[&str]) {
@@ -335,7 +351,7 @@ impl State {
             "tr" => self.close_implicit(&["tr"], &["table", "thead", "tbody", "tfoot"]),
             "td" | "th" => self.close_implicit(&["td", "th"], &["tr", "table"]),
             "option" => self.close_implicit(&["option"], &["select", "datalist"]),
-            "a" => self.close_implicit(&["a"], &[]),
+            "a" => self.close_anchor(),
             t if BLOCKS.contains(&t) => {
                 self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]);
             }
@@ -509,6 +525,43 @@ fn hides(el: &Element<'_, '_>, tag: &str) -> bool {
             .is_some_and(|s| extract::links::style_hides(&s))
 }
 
+/// Links of one role that stand side by side in one repeated element (`<li><a>Title</a>
+/// <a>Comments</a></li>`, again and again) play different parts: their roles are told
+/// apart by their place among the role's links in that element (first, second, ...; up
+/// to the eighth). A role whose links each stand in an element of their own, or all in
+/// one element (a flat list split by `<br>`), keeps its role.
+fn refine_roles(anchors: &mut [Anchor]) {
+    use std::collections::HashMap;
+    let parent = |a: &Anchor| a.ctx.path.len().checked_sub(2).map(|k| a.ctx.path[k]);
+    // Per role: its links and the distinct parents they stand in.
+    let mut stats: HashMap<u64, (usize, std::collections::HashSet<u32>)> = HashMap::new();
+    for a in anchors.iter() {
+        let e = stats.entry(a.ctx.role).or_default();
+        e.0 += 1;
+        if let Some(p) = parent(a) {
+            e.1.insert(p);
+        }
+    }
+    let split: std::collections::HashSet<u64> = stats
+        .into_iter()
+        .filter(|(_, (links, parents))| parents.len() >= 2 && *links > parents.len())
+        .map(|(role, _)| role)
+        .collect();
+    if split.is_empty() {
+        return;
+    }
+    let mut place: HashMap<(u64, u32), u8> = HashMap::new();
+    for a in anchors.iter_mut() {
+        if !split.contains(&a.ctx.role) {
+            continue;
+        }
+        let Some(p) = parent(a) else { continue };
+        let k = place.entry((a.ctx.role, p)).or_default();
+        a.ctx.role = fnv(a.ctx.role, &[*k]);
+        *k = (*k + 1).min(7);
+    }
+}
+
 /// How far ahead of the last paired anchor [`contexts`] looks for the next link.
 const LOOK_AHEAD: usize = 64;
 
@@ -637,6 +690,7 @@ pub fn structure(html: &str, page_url: &Url, links: &[Link]) -> Structure {
             blocks: Blocks::default(),
         };
     };
+    refine_roles(&mut st.anchors);
     let pairs = pair(&st, page_url, links);
     let blocks = std::mem::take(&mut st.blocks);
     let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
@@ -662,7 +716,9 @@ pub fn contexts_with_text(
         };
         return (vec![None; links.len()], text);
     };
+    refine_roles(&mut st.anchors);
     let pairs = pair(&st, page_url, links);
+    let blocks = std::mem::take(&mut st.blocks);
     let t = st.text.take().unwrap_or_default();
     let mut anchors: Vec<Option<Anchor>> = st.anchors.into_iter().map(Some).collect();
     let (contexts, ranges) = pairs
@@ -682,6 +738,7 @@ pub fn contexts_with_text(
         text: t.all.s,
         content: t.content.s,
         anchors: ranges,
+        blocks,
     };
     (contexts, text)
 }
@@ -922,8 +979,10 @@ mod tests {
                     let own = t.text.get(r.clone());
                     proptest::prop_assert!(own.is_some());
                     let own = own.unwrap();
-                    // the extractor's text may add alt texts and aria-hidden text
-                    proptest::prop_assert!(l.text.contains(own) || own.is_empty(), "{:?} {:?}", own, l.text);
+                    // the extractor's text may add alt texts and aria-hidden text, and a
+                    // space where a stray end tag (`</li>` with no `<li>` open) stands
+                    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+                    proptest::prop_assert!(squeeze(&l.text).contains(&squeeze(own)) || own.is_empty(), "{:?} {:?}", own, l.text);
                 }
             }
         }

@@ -2,6 +2,23 @@ use super::*;
 use crate::extract;
 use url::Url;
 
+/// The links the decision makes items of, when the URLs `new` are the unseen ones.
+fn items_of(html: &str, new: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let base = Url::parse("https://example.com/").unwrap();
+    let links = extract::extract(html, &base, None).unwrap().links;
+    let st = structure(html, &base, &links);
+    let d = decide::decide(
+        &decide::Prior::default(),
+        &links,
+        &st,
+        false,
+        &decide::Params::default(),
+        &mut |u: &str| Ok::<bool, ()>(!new(u)),
+    )
+    .unwrap();
+    d.items.into_iter().map(|i| links[i].text.clone()).collect()
+}
+
 fn page(html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
     let base = Url::parse("https://example.com/").unwrap();
     let links = extract::extract(html, &base, None).unwrap().links;
@@ -70,24 +87,14 @@ fn a_bumped_thread_is_not_new_but_a_new_topic_is() {
         forum_row(1, "ann", "zed"),
         forum_row(2, "cid", "dan")
     );
-    let (links, ctx) = page(&html);
     // the differ found: the new topic's links and the bumped row's new replier
-    let new: Vec<usize> = links
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| {
-            l.url.ends_with("/t/4")
-                || l.url.ends_with("/member/new")
-                || l.url.ends_with("/member/gus")
-                || l.url.ends_with("/member/zed")
-        })
-        .map(|(i, _)| i)
-        .collect();
-    let items: Vec<&str> = select(&[], &links, &ctx, &new)
-        .into_iter()
-        .map(|i| links[i].text.as_str())
-        .collect();
-    assert_eq!(items, ["Topic number 4 is about a thing"]);
+    let new = |u: &str| {
+        u.ends_with("/t/4")
+            || u.ends_with("/member/new")
+            || u.ends_with("/member/gus")
+            || u.ends_with("/member/zed")
+    };
+    assert_eq!(items_of(&html, &new), ["Topic number 4 is about a thing"]);
 }
 
 #[test]
@@ -141,51 +148,22 @@ fn plain_lists_and_lists_split_by_day_give_one_entry_per_link() {
 #[test]
 fn chrome_and_image_only_links_are_not_items() {
     let html = "<header><a href=/h1>Menu one</a><a href=/h2>Menu two</a></header>\
-                <ul><li><a href=/n1>Notice one</a><li><a href=/n2>Notice two</a><li><a href=/b><img alt=banner></a></ul>\
+                <ul><li><a href=/n1>Notice on the spring enrolment</a><li><a href=/n2>Notice on the library hours</a>\
+                <li><a href=/b><img alt=banner></a></ul>\
                 <div role=navigation><a href=/r>Side</a></div>";
-    let (links, ctx) = page(html);
-    let all: Vec<usize> = (0..links.len()).collect();
-    let items: Vec<&str> = select(&[], &links, &ctx, &all)
-        .into_iter()
-        .map(|i| links[i].text.as_str())
-        .collect();
-    assert_eq!(items, ["Notice one", "Notice two"]);
-}
-
-fn list(range: std::ops::Range<u32>, item: &str, open: &str, close: &str) -> String {
-    let mut s = open.to_owned();
-    for i in range {
-        s.push_str(&item.replace("{i}", &i.to_string()));
-    }
-    s + close
-}
-
-#[test]
-fn a_layout_change_is_most_links_in_unknown_roles() {
-    let old = list(
-        0..20,
-        "<li><a href=/o{i}>Old {i}</a>",
-        "<ul class=a>",
-        "</ul>",
+    assert_eq!(
+        items_of(html, &|_| true),
+        [
+            "Notice on the spring enrolment",
+            "Notice on the library hours"
+        ]
     );
-    let same = list(
-        5..25,
-        "<li><a href=/o{i}>Old {i}</a>",
-        "<ul class=a>",
-        "</ul>",
-    );
-    let redesign = list(
-        0..20,
-        "<div class=tile><a href=/n{i}>New {i}</a></div>",
-        "<div class=grid>",
-        "</div>",
-    );
-    let known = roles(&page(&old).1);
-    assert_eq!(layout_change(&known, &page(&same).1), None);
-    assert_eq!(layout_change(&known, &page(&redesign).1), Some((20, 20)));
-    assert_eq!(layout_change(&[], &page(&redesign).1), None);
-    let kept = remember(&known, &roles(&page(&redesign).1));
-    assert_eq!(layout_change(&kept, &page(&same).1), None);
+    // A bare list of one-word labels outside any chrome region is navigation too; the
+    // same labels with a date beside each are entries.
+    let bare = "<ul class=x><li><a href=/s1>Sport</a><li><a href=/s2>Politics</a><li><a href=/s3>Culture</a></ul>";
+    assert!(items_of(bare, &|_| true).is_empty());
+    let dated = "<ul class=x><li><a href=/s1>Sport</a> 2024-05-01<li><a href=/s2>Politics</a> 2024-05-02</ul>";
+    assert_eq!(items_of(dated, &|_| true), ["Sport", "Politics"]);
 }
 
 #[test]
@@ -246,19 +224,27 @@ proptest::proptest! {
     ) {
         let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
         let old_html: String = old_parts.iter().map(|&i| FRAGMENTS[i]).collect();
+        let base = Url::parse("https://example.com/").unwrap();
         let (links, ctx) = page(&html);
         let (old, _) = page(&old_html);
+        let st = structure(&html, &base, &links);
+        proptest::prop_assert_eq!(&st.ctx, &ctx);
         proptest::prop_assert_eq!(ctx.len(), links.len());
         let e = group(&links, &ctx);
         proptest::prop_assert_eq!(e.entry_of.len(), links.len());
         for &k in &e.entry_of {
             proptest::prop_assert_eq!(e.entry_of[e.main[k]], k);
         }
-        let all: Vec<usize> = (0..links.len()).collect();
-        let items = select(&old, &links, &ctx, &all);
+        let prior = decide::Prior { old: &old, entry_roles: &[] };
+        let d = decide::decide(&prior, &links, &st, false, &decide::Params::default(), &mut |_: &str| Ok::<bool, ()>(false)).unwrap();
+        let items = d.items;
+        proptest::prop_assert_eq!(d.verdicts.len(), links.len());
         proptest::prop_assert!(items.windows(2).all(|w| w[0] < w[1]));
+        let mut urls = std::collections::HashSet::new();
         for &i in &items {
             proptest::prop_assert!(ctx[i].as_ref().map_or(true, |c| !c.chrome && c.has_text));
+            proptest::prop_assert_eq!(d.verdicts[i], decide::Verdict::Item);
+            proptest::prop_assert!(urls.insert(links[i].url.as_str()), "one item per URL");
         }
         // every link the extractor kept is located by the structural pass
         proptest::prop_assert!(ctx.iter().all(Option::is_some));

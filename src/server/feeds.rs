@@ -63,13 +63,11 @@ async fn feed(
     Ok(conditional(&headers, body, content_type, updated))
 }
 
-/// What a watch's feed shows before its first new item, so that a new watch neither
-/// floods nor stays empty: nothing before the first check; after it (the baseline), the
-/// first `backfill` entries of the page when the user asked for a backfill, else one item
-/// saying the page is now watched, linking to it. These items are derived, not stored:
-/// their ids are those a real item for the same link would have (the "now watched" item
-/// has its own), and once a check finds new items the feed shows those instead, so a
-/// reader never gets an item twice.
+/// What a watch's feed shows before its first new item, so that a new watch does not
+/// stay empty: nothing before the first check; after it (the baseline), one item saying
+/// the page is now watched, linking to it. It is derived, not stored, with an id of its
+/// own; once a check finds new items (or the baseline stored a backfill) the feed shows
+/// those instead.
 fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>, ApiError> {
     let Some(at) = state
         .baseline_at
@@ -77,26 +75,6 @@ fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>
     else {
         return Ok(Vec::new());
     };
-    if state.backfill > 0 {
-        let links = app.store.links(&watch.id)?;
-        let n = (state.backfill as usize).min(app.config.feed.max_items);
-        let mut once = std::collections::HashSet::new();
-        return Ok(links
-            .iter()
-            .filter(|l| l.url != watch.url && once.insert(l.url.as_str()))
-            .take(n)
-            .map(|l| Item {
-                id: Item::id_for(&l.url),
-                title: if l.text.is_empty() {
-                    l.url.clone()
-                } else {
-                    l.text.clone()
-                },
-                link: l.url.clone(),
-                first_seen: at,
-            })
-            .collect());
-    }
     let title = app.display_title(watch, Some(state));
     Ok(vec![Item {
         id: format!("watching-{}", watch.id),

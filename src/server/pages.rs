@@ -416,20 +416,20 @@ async fn preview_page(
         @match &result {
             Err(m) => p.msg #error { (m) },
             Ok(p) => {
-                @let new = p.links.iter().filter(|l| l.new).count();
+                @let new = p.links.iter().filter(|l| l.new()).count();
                 p #summary {
                     (p.links.len()) " links extracted"
                     @if let Some(t) = &p.title { " from " em { (t) } }
                     " (" a href=(p.url) { (p.url) } "). "
                     @if p.baseline { "The first check will record them as the baseline: none is new yet." }
-                    @else { (new) " would be new at the next check (marked " mark { "new" } ")." }
+                    @else { (new) " would be new at the next check (marked " mark { "new" } "); beside every other link, why it is not an item." }
                 }
                 table #links {
                     tr { th { "#" } th { "" } th { "Link text" } th { "URL" } }
                     @for (n, l) in p.links.iter().enumerate() {
-                        tr class=[l.new.then_some("new")] {
+                        tr class=[l.new().then_some("new")] {
                             td { (n + 1) }
-                            td { @if l.new { mark { "new" } } }
+                            td { @if l.new() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
                             td { (l.link.text) }
                             td { a href=(l.link.url) { (l.link.url) } }
                         }

@@ -1,25 +1,30 @@
-//! The preview: the links sitefeed extracts from a watched page as it is now, with the
-//! ones the next check would call new marked, so a user sees whether the CSS selector is
-//! right. Read-only: it fetches the page (no validators, so never a 304) and runs the
-//! extraction and the diff against the stored link array, but commits nothing.
-
-use std::collections::HashSet;
+//! The preview: the links sitefeed extracts from a watched page as it is now, each with
+//! what the next check would make of it, so a user sees whether the CSS selector is
+//! right and why a link is or is not an item. Read-only: it fetches the page (no
+//! validators, so never a 304) and runs the one analysis ([`crate::analysis`]) against
+//! the watch's stored state, exactly as a check would, but commits nothing.
 
 use url::Url;
 
+use crate::analysis::{self, Analysis, PageInput, Params, Verdict};
 use crate::app::App;
-use crate::diff;
-use crate::extract::{self, Selector};
 use crate::fetch::{FetchOutcome, Validators};
 use crate::model::{Link, Watch};
-use crate::store::StoreError;
+use crate::store::{StoreError, WatchState};
 
 /// One extracted link and what the next check would make of it.
 #[derive(Debug)]
 pub struct PreviewLink {
     pub link: Link,
+    /// What the analysis makes of it ([`Verdict::Item`]: the next check emits it).
+    pub verdict: Verdict,
+}
+
+impl PreviewLink {
     /// The next check would make it an item.
-    pub new: bool,
+    pub fn new(&self) -> bool {
+        self.verdict == Verdict::Item
+    }
 }
 
 /// The page as the preview found it.
@@ -52,49 +57,54 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         }
         Err(e) => return Ok(Err(format!("cannot fetch the page: {e}"))),
     };
-    let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let decoded =
-        extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
-    let extracted = match extract::extract(&decoded.text, &page.url, selector.as_ref()) {
-        Ok(p) => p,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    let state = app.store.state(&watch.id)?;
-    let baseline = !matches!(&state, Some(s) if s.link_fingerprint.is_some());
-    let new: HashSet<usize> = if baseline {
-        HashSet::new()
-    } else {
-        let old = app.store.links(&watch.id)?;
-        let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
-        let failed = std::cell::RefCell::new(None);
-        let is_seen = |l: &Link| {
-            old_urls.contains(l.url.as_str())
-                || app.store.is_seen(&watch.id, &l.url).unwrap_or_else(|e| {
-                    failed.borrow_mut().get_or_insert(e);
-                    true
-                })
+    let store = app.store.clone();
+    let watch = watch.clone();
+    let fresh = crate::schedule::Adaptive::initial(&app.config.schedule);
+    let analysed = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
+        let prev = store
+            .state(&watch.id)?
+            .unwrap_or_else(|| WatchState::new(0, fresh));
+        let input = PageInput {
+            body: &page.body,
+            content_type: page.content_type.as_deref(),
+            url: &page.url,
+            validators: Validators::default(),
+            template: None,
+            force: true,
         };
-        let idx = diff::new_links(&old, &extracted.links, &is_seen);
-        if let Some(e) = failed.into_inner() {
-            return Err(e);
-        }
-        idx.into_iter().collect()
-    };
-    Ok(Ok(Preview {
-        title: extracted.title,
-        url: page.url.to_string(),
-        links: extracted
-            .links
-            .into_iter()
-            .enumerate()
-            .map(|(i, link)| PreviewLink {
-                link,
-                new: new.contains(&i),
+        let now = prev.last_check.unwrap_or(0);
+        let a = analysis::analyse(
+            &store.history(&watch.id),
+            &watch,
+            &prev,
+            &input,
+            &Params::default(),
+            now,
+        )?;
+        Ok((a, page.url.to_string()))
+    })
+    .await
+    .map_err(|e| StoreError::Corrupt {
+        key: String::new(),
+        reason: format!("the preview's analysis failed: {e}"),
+    })??;
+    let (result, url) = analysed;
+    Ok(match result {
+        Err(m) => Err(m),
+        Ok(Analysis::Unchanged { .. }) => Err("the page could not be analysed".into()),
+        Ok(Analysis::Changed(c)) => {
+            let c = *c;
+            Ok(Preview {
+                title: c.title,
+                url,
+                baseline: c.baseline,
+                links: c
+                    .links
+                    .into_iter()
+                    .zip(c.verdicts)
+                    .map(|(link, verdict)| PreviewLink { link, verdict })
+                    .collect(),
             })
-            .collect(),
-        baseline,
-    }))
+        }
+    })
 }

@@ -1,0 +1,359 @@
+//! Metamorphic tests of the one analysis: for any page built from a random list layout
+//! (tags, class names, wrappers, what each entry block holds), a change a person would
+//! read one way is read that way: more entries in the list's own template are those
+//! entries, a list that turns over completely is all new, a new menu or footer is
+//! nothing, new permalinks for old titles are nothing, one entry shown in a ticker, a
+//! sidebar and the list is one item, an entry block with five links is one item.
+
+use proptest::prelude::*;
+use url::Url;
+
+use super::*;
+use crate::schedule::Adaptive;
+
+/// A fake history: the last page's links, and nothing seen before them.
+struct Past(Vec<Link>);
+
+impl History for Past {
+    type Error = std::convert::Infallible;
+    fn links(&self) -> Result<Vec<Link>, Self::Error> {
+        Ok(self.0.clone())
+    }
+    fn is_seen(&self, _url: &str) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+/// How a generated page lays out its list.
+#[derive(Debug, Clone)]
+struct Layout {
+    wrappers: Vec<String>,
+    item_tag: &'static str,
+    item_class: String,
+    heading: bool,
+    date: bool,
+    summary: bool,
+    image: bool,
+    /// Further links of each entry block (comments, category, other formats).
+    extra: usize,
+}
+
+const WORDS: &[&str] = &[
+    "council", "approves", "budget", "river", "library", "students", "festival", "release",
+    "winter", "schedule", "research", "bridge", "museum", "election", "harbour", "program",
+];
+
+/// A title a person would give entry `id`: several words, unique per id.
+fn title(id: u32) -> String {
+    let w = |k: u32| WORDS[(id.wrapping_mul(7).wrapping_add(k * 5) % WORDS.len() as u32) as usize];
+    format!("{} {} the {} plan no. {id}", w(0), w(1), w(2))
+}
+
+fn layout() -> impl Strategy<Value = Layout> {
+    (
+        proptest::collection::vec(
+            prop::sample::select(vec!["div", "section", "main", "div class=content"]),
+            0..3,
+        ),
+        prop::sample::select(vec!["li", "div", "article", "tr"]),
+        prop::sample::select(vec!["item", "post", "news-entry", "row", ""]),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        0usize..5,
+    )
+        .prop_map(
+            |(wrappers, item_tag, class, heading, date, summary, image, extra)| Layout {
+                wrappers: wrappers.into_iter().map(str::to_owned).collect(),
+                item_tag,
+                item_class: class.to_owned(),
+                heading,
+                date,
+                summary,
+                image,
+                extra,
+            },
+        )
+}
+
+/// What a generated page shows.
+#[derive(Debug, Clone, Default)]
+struct Content {
+    /// Entry ids, top first.
+    entries: Vec<u32>,
+    /// Path prefix of the permalinks.
+    prefix: String,
+    /// Menu labels (short words) and footer labels.
+    menu: Vec<&'static str>,
+    footer: Vec<&'static str>,
+    /// An entry also shown in a ticker above the page and in a "latest" sidebar.
+    ticker: Option<u32>,
+    /// Entries with this many further links instead of the layout's.
+    extra_for: Option<(u32, usize)>,
+}
+
+fn render(l: &Layout, c: &Content) -> String {
+    let mut h = String::from("<html><head><title>Notices</title></head><body>");
+    h.push_str("<div class=top><a href=/>Home</a></div>");
+    if let Some(t) = c.ticker {
+        h.push_str(&format!(
+            "<div class=ticker><span>Breaking:</span> <a href='/{}/{t}'>{}</a></div>",
+            c.prefix,
+            title(t)
+        ));
+    }
+    h.push_str("<div class=menu><ul>");
+    for m in &c.menu {
+        h.push_str(&format!("<li><a href='/section/{m}'>{m}</a></li>"));
+    }
+    h.push_str("</ul></div>");
+    for w in &l.wrappers {
+        h.push_str(&format!("<{w}>"));
+    }
+    let (open, close) = if l.item_tag == "tr" {
+        ("<table>", "</table>")
+    } else if l.item_tag == "li" {
+        ("<ul class=list>", "</ul>")
+    } else {
+        ("<div class=list>", "</div>")
+    };
+    h.push_str(open);
+    for &id in &c.entries {
+        let url = format!("/{}/{id}", c.prefix);
+        let cell = if l.item_tag == "tr" { "<td>" } else { "" };
+        h.push_str(&format!("<{} class='{}'>{cell}", l.item_tag, l.item_class));
+        if l.image {
+            h.push_str(&format!("<img src='/img/{id}.jpg' alt=''>"));
+        }
+        let a = format!("<a href='{url}'>{}</a>", title(id));
+        if l.heading {
+            h.push_str(&format!("<h3>{a}</h3>"));
+        } else {
+            h.push_str(&a);
+        }
+        if l.date {
+            h.push_str(&format!(" <span>2024-05-{:02}</span>", id % 28 + 1));
+        }
+        if l.summary {
+            h.push_str("<p>What was decided and what follows from it.</p>");
+        }
+        let extra = match c.extra_for {
+            Some((e, n)) if e == id => n,
+            _ => l.extra,
+        };
+        for k in 0..extra {
+            h.push_str(&format!(
+                " <a href='{url}/part-{k}'>{}</a>",
+                ["Comments", "Category", "zip", "tar.gz", "Notes"][k % 5]
+            ));
+        }
+        if l.item_tag == "tr" {
+            h.push_str("</td>");
+        }
+        h.push_str(&format!("</{}>", l.item_tag));
+    }
+    h.push_str(close);
+    for w in l.wrappers.iter().rev() {
+        let tag = w.split(' ').next().unwrap_or("div");
+        h.push_str(&format!("</{tag}>"));
+    }
+    if let Some(t) = c.ticker {
+        h.push_str(&format!(
+            "<div class=latest><ul><li><a href='/{}/{t}'>{}</a></li></ul></div>",
+            c.prefix,
+            title(t)
+        ));
+    }
+    h.push_str("<div class=foot>");
+    for f in &c.footer {
+        h.push_str(&format!("<a href='/about/{f}'>{f}</a> "));
+    }
+    h.push_str("</div></body></html>");
+    h
+}
+
+fn watch() -> Watch {
+    Watch {
+        id: crate::model::WatchId::for_url("https://example.org/news/"),
+        url: "https://example.org/news/".into(),
+        title: None,
+        depth: 1,
+        select: None,
+        keywords: Vec::new(),
+        created: 0,
+        strategy: None,
+    }
+}
+
+fn changed(a: Analysis) -> Changed {
+    match a {
+        Analysis::Changed(c) => *c,
+        Analysis::Unchanged { .. } => panic!("the page did not change"),
+    }
+}
+
+fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
+    let url = Url::parse("https://example.org/news/").unwrap();
+    let input = PageInput {
+        body: html.as_bytes(),
+        content_type: Some("text/html; charset=utf-8"),
+        url: &url,
+        validators: Validators::default(),
+        template: None,
+        force: false,
+    };
+    let a = analyse(past, &watch(), prev, &input, &Params::default(), 1).unwrap();
+    changed(a.expect("a usable page"))
+}
+
+/// The titles of the items that a check of `new` emits after a check of `old`.
+fn items(old: &str, new: &str) -> Vec<String> {
+    let fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    let first = run(&fresh, &Past(Vec::new()), old);
+    assert!(first.baseline && first.new_items.is_empty());
+    let mut prev = fresh;
+    prev.raw_fingerprint = Some(first.raw_fingerprint);
+    prev.link_fingerprint = Some(first.link_fingerprint);
+    prev.entry_roles = first.entry_roles;
+    let second = run(&prev, &Past(first.links), new);
+    second.new_items.into_iter().map(|i| i.title).collect()
+}
+
+fn base(n: u32) -> Content {
+    Content {
+        entries: (1..=n).rev().collect(),
+        prefix: "notice".into(),
+        menu: vec!["News", "Events", "About", "Contact"],
+        footer: vec!["Imprint", "Privacy"],
+        ..Content::default()
+    }
+}
+
+fn titles(ids: impl IntoIterator<Item = u32>) -> Vec<String> {
+    ids.into_iter().map(title).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn more_entries_in_the_lists_own_template_are_those_entries(l in layout(), n in 3u32..12, add in 1u32..30) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries = (1..=n + add).rev().collect();
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles((n + 1..=n + add).rev()));
+    }
+
+    #[test]
+    fn a_list_that_turns_over_completely_is_all_new(l in layout(), n in 3u32..15) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries = (n + 1..=2 * n).rev().collect();
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles((n + 1..=2 * n).rev()));
+    }
+
+    #[test]
+    fn a_new_menu_and_footer_are_nothing(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.menu = vec!["Home", "Studies", "Research", "Campus", "Jobs", "Press", "Alumni"];
+        new.footer = vec!["Imprint", "Privacy", "Accessibility", "Cookies", "Sitemap"];
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn new_permalinks_for_old_titles_are_nothing(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.prefix = "archive/2024/posts".into();
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn new_permalinks_and_a_real_new_entry_give_that_entry(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.prefix = "archive/2024/posts".into();
+        new.entries.insert(0, n + 1);
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles([n + 1]));
+    }
+
+    #[test]
+    fn an_entry_in_a_ticker_a_sidebar_and_the_list_is_one_item(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries.insert(0, n + 1);
+        new.ticker = Some(n + 1);
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles([n + 1]));
+    }
+
+    #[test]
+    fn an_entry_block_with_five_links_is_one_item(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries.insert(0, n + 1);
+        new.extra_for = Some((n + 1, 4));
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles([n + 1]));
+    }
+}
+
+#[test]
+fn a_title_edit_on_a_known_url_is_no_new_item_but_a_retitle() {
+    let l = Layout {
+        wrappers: vec!["main".into()],
+        item_tag: "li",
+        item_class: "item".into(),
+        heading: false,
+        date: true,
+        summary: false,
+        image: false,
+        extra: 0,
+    };
+    let old = render(&l, &base(5));
+    let new = old.replace(
+        &title(3),
+        "council approves the budget plan no. 3 (updated)",
+    );
+    let fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    let first = run(&fresh, &Past(Vec::new()), &old);
+    let mut prev = fresh;
+    prev.link_fingerprint = Some(first.link_fingerprint);
+    prev.entry_roles = first.entry_roles;
+    let second = run(&prev, &Past(first.links), &new);
+    assert!(second.new_items.is_empty());
+    let retitled: Vec<&str> = second.retitled.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(
+        retitled,
+        ["council approves the budget plan no. 3 (updated)"]
+    );
+    assert!(second.retitled[0].link.ends_with("/notice/3"));
+}
+
+#[test]
+fn a_backfill_is_the_first_entries_not_the_menu() {
+    let l = Layout {
+        wrappers: vec![],
+        item_tag: "div",
+        item_class: "post".into(),
+        heading: true,
+        date: false,
+        summary: true,
+        image: false,
+        extra: 1,
+    };
+    let mut fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    fresh.backfill = 3;
+    let first = run(&fresh, &Past(Vec::new()), &render(&l, &base(6)));
+    let got: Vec<String> = first.new_items.into_iter().map(|i| i.title).collect();
+    assert_eq!(got, titles([6, 5, 4]));
+}
