@@ -1,5 +1,5 @@
 //! One check of one watch: fetch → raw fingerprint → extract → link fingerprint → diff →
-//! selective extraction → commit (DESIGN 1). [`analyse`] is the part after the fetch and
+//! selective extraction → commit (`docs/design.md` §1). [`analyse`] is the part after the fetch and
 //! is shared by live checks and `sitefeed replay`, so both run one pipeline.
 
 use std::time::Instant;
@@ -91,7 +91,7 @@ pub struct CheckReport {
 /// An `Err` is a user-facing reason why the page cannot be used.
 #[allow(
     clippy::too_many_lines,
-    reason = "the steps of DESIGN 1 in order, each a few lines"
+    reason = "the steps of a check in order (docs/design.md §1), each a few lines"
 )]
 pub fn analyse(
     store: &Store,
@@ -127,7 +127,7 @@ pub fn analyse(
         }));
     }
     // Deep watches: the site's template links and blocks are noise, removed before the
-    // denoised fingerprint and the diff (seed 003).
+    // denoised fingerprint and the diff (`docs/design.md` §5).
     let mut page = page;
     let mut early_ctx = None;
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {
@@ -193,7 +193,7 @@ pub fn analyse(
         .into_iter()
         .map(|i| item_for(&page.links[i], now))
         .collect();
-    // Scheduling facts (DESIGN 3): the effective link count and whether the whole
+    // Scheduling facts (`docs/design.md` §4): the effective link count and whether the whole
     // previous list scrolled off.
     let key = |l: &Link| schedule::page::link_key(&l.url);
     let facts = prev.learned.page.measure(

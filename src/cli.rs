@@ -77,7 +77,7 @@ pub enum Command {
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
     },
-    /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
+    /// Offline: score each detection method on a corpus of snapshot sequences.
     Eval {
         /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
         dir: PathBuf,

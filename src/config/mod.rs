@@ -201,15 +201,17 @@ pub struct FetchConfig {
     pub allow_private_addresses: bool,
 }
 
-/// How a watch's checks are scheduled (DESIGN 3).
+/// How a watch's checks are scheduled (`docs/design.md` §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
-    /// The A/B/C interval of seed 000.
+    /// The A/B/C interval of *Website Update Monitor Based on Web Crawler and Improved
+    /// LCS Algorithms*.
     Adaptive,
     /// Always `initial_interval`.
     Fixed,
-    /// The daily model of seed 002 (adaptive until it has enough history).
+    /// The daily model of *Research on Incremental Updating Strategy of Web Forum Based
+    /// on Statistics* (adaptive until it has enough history).
     Periodic,
 }
 
@@ -248,8 +250,8 @@ pub struct ScheduleConfig {
     pub initial_interval: Duration,
     pub min_interval: Duration,
     pub max_interval: Duration,
-    /// z of seed 002: the periodic model checks when this share of the page's
-    /// effective links is expected to be new.
+    /// z of the daily model (`docs/design.md` §4): the periodic model checks when this
+    /// share of the page's effective links is expected to be new.
     pub change_ratio: f64,
     /// Days of history (every hour of the day observed this often) before the periodic
     /// model replaces its adaptive fallback.

@@ -1,7 +1,7 @@
-//! The detection-quality evaluation (`sitefeed eval DIR`, issue 3): runs each method over
-//! every snapshot sequence of a corpus and scores what it emits against the corpus truth,
-//! on entries (the truth's new links minus the labels' `not_entries`, none on a
-//! `chrome_steps` step) and on links (the truth's new links as they are).
+//! The detection-quality evaluation (`sitefeed eval DIR`, `docs/design.md` §8): runs each
+//! method over every snapshot sequence of a corpus and scores what it emits against the
+//! corpus truth, on entries (the truth's new links minus the labels' `not_entries`, none on
+//! a `chrome_steps` step) and on links (the truth's new links as they are).
 //!
 //! The product's row is what `sitefeed replay` emits ([`crate::offline::replay_reports`]:
 //! the live check pipeline on a temporary store), so the evaluation and the service run

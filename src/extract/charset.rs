@@ -1,4 +1,4 @@
-//! Turning a fetched body into text (DESIGN section 5): many of the pages sitefeed is for
+//! Turning a fetched body into text (`docs/design.md` §7): many of the pages sitefeed is for
 //! are GBK, GB2312, Big5, Shift_JIS or EUC-KR.
 //!
 //! The order of evidence:

@@ -1,4 +1,5 @@
-//! Least-squares polynomial fit by Householder QR (seed 002, section 2.3).
+//! Least-squares polynomial fit by Householder QR, for the daily model of *Research on
+//! Incremental Updating Strategy of Web Forum Based on Statistics* (its section 2.3).
 //!
 //! The paper solves the normal equations X·A = Y; on raw times those are badly
 //! conditioned (the Vandermonde matrix of t^k). Here the abscissae are normalized to

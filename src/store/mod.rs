@@ -61,7 +61,7 @@ pub struct WatchState {
     pub link_fingerprint: Option<String>,
     /// The page's `<title>`.
     pub page_title: Option<String>,
-    /// Adaptive schedule state, seconds (DESIGN 3: A, B, C).
+    /// Adaptive schedule state, seconds (`docs/design.md` §4: A, B, C).
     pub sched: crate::schedule::Adaptive,
     /// Highest item sequence number used.
     pub item_seq: u64,
@@ -76,7 +76,7 @@ pub struct WatchState {
     #[serde(default)]
     pub nofollow: bool,
     /// Daily history, effective link count, probable losses and the strategy in force
-    /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
+    /// (`docs/design.md` §4; `schedule::Learned`). Absent in stores written before it existed.
     #[serde(default)]
     pub learned: crate::schedule::Learned,
     /// Entries of the page to show as items while the feed has none (backfill of N asked
