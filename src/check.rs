@@ -1,6 +1,6 @@
 //! One check of one watch: fetch → raw fingerprint → extract → link fingerprint → diff →
-//! selective extraction → commit (`docs/design.md` §1). [`analyse`] is the part after the fetch and
-//! is shared by live checks and `sitefeed replay`, so both run one pipeline.
+//! selective extraction → commit (`docs/design.md` §1). [`analyse`] is the part after the
+//! fetch and is shared by live checks and `sitefeed replay`, so both run one pipeline.
 
 use std::time::Instant;
 
@@ -193,8 +193,8 @@ pub fn analyse(
         .into_iter()
         .map(|i| item_for(&page.links[i], now))
         .collect();
-    // Scheduling facts (`docs/design.md` §4): the effective link count and whether the whole
-    // previous list scrolled off.
+    // Scheduling facts (`docs/design.md` §4): the effective link count and whether the
+    // whole previous list scrolled off.
     let key = |l: &Link| schedule::page::link_key(&l.url);
     let facts = prev.learned.page.measure(
         old.iter().map(key),

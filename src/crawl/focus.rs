@@ -1,6 +1,6 @@
-//! The focused-crawl core of deep watches (`docs/design.md` §6): a pure,
-//! synchronous module that scores pages and links against a watch's topic keywords and
-//! keeps the crawl frontier in best-first order.
+//! The focused-crawl core of deep watches (`docs/design.md` §6): a pure, synchronous module
+//! that scores pages and links against a watch's topic keywords and keeps the crawl
+//! frontier in best-first order.
 //!
 //! The method is the focused crawler of Zhu, Xu and Zhou (`docs/design.md` §9): OTIE cash
 //! (OPIC, but a fetched page hands its cash to its links in proportion to their relevance,

@@ -1,8 +1,8 @@
 //! Template noise, learned per site, after Zhang and Zhou's denoised-hash incremental
-//! crawler (`docs/design.md` §9). The paper merges the DOM trees of a
-//! site's pages and calls the nodes they share noise; here the same idea is applied to
-//! what sitefeed already has of each page, its links and their roles (the structural
-//! signature of the elements above a link, [`Context::role`]):
+//! crawler (`docs/design.md` §9). The paper merges the DOM trees of a site's pages and
+//! calls the nodes they share noise; here the same idea is applied to what sitefeed already
+//! has of each page, its links and their roles (the structural signature of the elements
+//! above a link, [`Context::role`]):
 //!
 //! - a **template link** is a URL that stands on at least `share` of the sampled pages
 //!   (the menu's "Home", the footer's "Contact");

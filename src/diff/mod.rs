@@ -28,8 +28,9 @@
 //!
 //! So [`diff_keys`] examines one alignment, the one Nakatsu's table spells
 //! ([`LcsTable::lcs`]): examining more can never change the outcome, and it cost 20× at
-//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of `docs/design.md` §2 stays available
-//! as [`alignments`] and [`LcsTable::for_each_alignment`], tested against brute force.
+//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of `docs/design.md` §2 stays
+//! available as [`alignments`] and [`LcsTable::for_each_alignment`], tested against
+//! brute force.
 
 pub mod baseline;
 pub mod lcs;

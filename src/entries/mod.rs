@@ -1,9 +1,9 @@
 //! Entries, not links (`docs/design.md` §3): what a person calls new on a list page is an
-//! *entry* (a topic, a notice, an offer), and an entry often has several links: a forum topic row
-//! links its author, its node and its last replier; an offer card has a details link and
-//! an order button; a news item has "Read more" and "12 comments". The feed gets one item
-//! per entry, its main link. This module finds the entries of a page from its structure
-//! only (no site-specific rules) and decides which new links become items.
+//! *entry* (a topic, a notice, an offer), and an entry often has several links: a forum
+//! topic row links its author, its node and its last replier; an offer card has a details
+//! link and an order button; a news item has "Read more" and "12 comments". The feed gets
+//! one item per entry, its main link. This module finds the entries of a page from its
+//! structure only (no site-specific rules) and decides which new links become items.
 //!
 //! # Grouping ([`group`])
 //!

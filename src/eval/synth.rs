@@ -1,7 +1,7 @@
-//! The synthetic evolution generator (`docs/design.md` §8): seeded, reproducible list pages that
-//! evolve over many versions with known truth, written in the corpus format that
-//! [`super::run`] reads (`<site>/NNNN.html`, `meta.json`, `truth.json`, and a
-//! `labels.json` for the whole corpus).
+//! The synthetic evolution generator (`docs/design.md` §8): seeded, reproducible list pages
+//! that evolve over many versions with known truth, written in the corpus format that
+//! [`super::run`] reads (`<site>/NNNN.html`, `meta.json`, `truth.json`, and a `labels.json`
+//! for the whole corpus).
 //!
 //! Six sites, each a different kind of list page, together covering the hard cases of list
 //! pages: insertions at the top and in the middle, removals from the bottom, threads bumped

@@ -7,8 +7,8 @@
 //!   until the next check, C = time since the last update. On an update: A := C,
 //!   B := 0.8·A, C := 0. Without one: B := B + A/2. B is clamped to
 //!   `[min_interval, max_interval]`, and once the page's v and some history are known, to
-//!   z·v over the busiest hourly rate seen (the capacity cap: a quiet night must not grow B past the
-//!   morning rush; `bench/README.md` shows the losses it prevents).
+//!   z·v over the busiest hourly rate seen (the capacity cap: a quiet night must not grow
+//!   B past the morning rush; `bench/README.md` shows the losses it prevents).
 //! - `periodic` (*Research on Incremental Updating Strategy of Web Forum Based on
 //!   Statistics*): the daily model of [`periodic`]; it falls back to `adaptive` until the
 //!   watch has `periodic_min_days` of history and a known effective link count.

@@ -76,7 +76,8 @@ pub struct WatchState {
     #[serde(default)]
     pub nofollow: bool,
     /// Daily history, effective link count, probable losses and the strategy in force
-    /// (`docs/design.md` §4; `schedule::Learned`). Absent in stores written before it existed.
+    /// (`docs/design.md` §4; `schedule::Learned`). Absent in stores written before it
+    /// existed.
     #[serde(default)]
     pub learned: crate::schedule::Learned,
     /// Entries of the page to show as items while the feed has none (backfill of N asked
