@@ -1,4 +1,4 @@
-//! Extraction against the real page snapshot corpus (see `docs/evaluation.md`). For a few
+//! Extraction against the real page snapshot corpus (`docs/design.md` §8). For a few
 //! snapshots of each site, every link that the corpus's reference extraction
 //! (`make_truth.py` beside the snapshots) lists as new in `truth.json` must be among the
 //! links extracted here, with the same URL (both normalized by [`super::url::normalize`])
