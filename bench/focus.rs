@@ -1,8 +1,8 @@
-//! Focused crawl on a generated site (issue 7): harvest rate and target recall of BFS,
-//! OPIC, OTIE, Shark-Search and the full method of seed 001 (OTIE cash split by
-//! Shark-Search potential, with adaptive tunnelling), at equal page budgets; the full
-//! method both with `Order::Focused` (potential boosted by relative cash) and with its
-//! former order (most cash first, re-implemented here as `CashFirst`).
+//! Focused crawl on a generated site (`docs/design.md` §6): harvest rate and target recall
+//! of BFS, OPIC, OTIE, Shark-Search and the full method of Zhu, Xu and Zhou's focused
+//! crawler (OTIE cash split by Shark-Search potential, with adaptive tunnelling), at equal
+//! page budgets; the full method both with `Order::Focused` (potential boosted by relative
+//! cash) and with its former order (most cash first, re-implemented here as `CashFirst`).
 //!
 //! `cargo bench --bench focus` runs the full measure (8 topics × 4 seeds, budgets 100,
 //! 250 and 500); under `cargo test --all-targets` a small smoke version runs.
@@ -13,8 +13,8 @@
 //! on every page, vague anchors on some on-topic links and off-topic pages that mention a
 //! keyword once. A page is relevant when its own topic is the target topic.
 //!
-//! Menu and footer links are followed on the root only (seed 001's algorithm drops the
-//! parts common to every page; one row keeps them to show why).
+//! Menu and footer links are followed on the root only (the focused crawler's algorithm
+//! drops the parts common to every page; one row keeps them to show why).
 //!
 //! The crawl loop uses only `sitefeed::crawl::focus`'s public API: pop → fetch (look the
 //! page up) → page_relevance → tunnel → if may_follow: score_links → push the links.

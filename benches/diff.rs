@@ -1,8 +1,8 @@
-//! The differ beside Myers' diff from a well-kept crate (imara-diff 0.2) on the same
-//! input (issue 3): arrays of interned link keys of n = 100, 1,000 and 10,000 with 1% and
-//! 10% of the entries changed (new ones at the top and in the middle, old ones dropped at
-//! the bottom, a few moved to the top), a page with many repeated texts ("Read more"
-//! after each entry), and the worst case: two unrelated pages of 10,000 links.
+//! The differ beside Myers' diff from a well-kept crate (imara-diff 0.2) on the same input:
+//! arrays of interned link keys of n = 100, 1,000 and 10,000 with 1% and 10% of the entries
+//! changed (new ones at the top and in the middle, old ones dropped at the bottom, a few
+//! moved to the top), a page with many repeated texts ("Read more" after each entry), and
+//! the worst case: two unrelated pages of 10,000 links.
 //!
 //! Run: `cargo bench --bench diff` (numbers in `bench/README.md`).
 

@@ -1,6 +1,6 @@
-//! The scheduler's due queue at 100,000 watches (issue 5): the memory it takes and the
-//! cost of one scheduling step (take the due batch, then reschedule one watch), with
-//! watch states that carry a full daily history.
+//! The scheduler's due queue at 100,000 watches (`docs/design.md` §4): the memory it takes
+//! and the cost of one scheduling step (take the due batch, then reschedule one watch),
+//! with watch states that carry a full daily history.
 //!
 //! `cargo bench --bench due_queue`. Setup prints the store's size and the process's
 //! resident memory before and after loading the watches.

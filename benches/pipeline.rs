@@ -1,5 +1,6 @@
 //! Extract + fingerprint + diff of a ~100 KB page with ~500 links against its previous
-//! version with 5 new items (the core issue's benchmark), plus the diff alone at larger n.
+//! version with 5 new items (the check pipeline's benchmark), plus the diff alone at
+//! larger n.
 
 use std::fmt::Write;
 

@@ -16,12 +16,10 @@ use std::collections::HashSet;
 use url::Url;
 
 use crate::diff;
-use crate::entries::{self, decide};
+use crate::entries::{self, decide, Context};
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::Validators;
 use crate::model::{hex, Item, Link, Watch};
-use crate::schedule;
-use crate::store::WatchState;
 
 pub use decide::{Params, Verdict};
 
@@ -48,20 +46,54 @@ impl History for NoHistory {
     }
 }
 
+/// What the analysis needs of the watch's state after its last check.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Prev<'a> {
+    /// Hex MD5 of the last body.
+    pub raw_fingerprint: Option<&'a str>,
+    /// Hex MD5 of the last link array (`None`: no baseline yet).
+    pub link_fingerprint: Option<&'a str>,
+    /// Roles of the entry lists seen before.
+    pub entry_roles: &'a [u64],
+    /// Entries to emit at the baseline (a backfill asked for).
+    pub backfill: u32,
+}
+
+/// Links to leave out of a page before everything else (a deep watch's site template).
+pub trait LinkFilter {
+    /// Whether it leaves nothing out.
+    fn is_empty(&self) -> bool;
+    /// The links and contexts it keeps.
+    fn strip(
+        &self,
+        links: Vec<Link>,
+        ctx: Vec<Option<Context>>,
+    ) -> (Vec<Link>, Vec<Option<Context>>);
+}
+
 /// A page body to analyse, from the network or from a file.
-#[derive(Debug)]
 pub struct PageInput<'a> {
     pub body: &'a [u8],
     pub content_type: Option<&'a str>,
     /// The page's URL (after redirects), the base for relative links.
     pub url: &'a Url,
     pub validators: Validators,
-    /// The site's template (deep watches, `crawl::template`): links removed before the
-    /// link fingerprint and the diff.
-    pub template: Option<&'a crate::crawl::template::Template>,
+    /// The site's template (deep watches): links removed before the link fingerprint
+    /// and the diff.
+    pub template: Option<&'a dyn LinkFilter>,
     /// Analyse even when the fingerprints say nothing changed (the preview: every link
     /// explained).
     pub force: bool,
+}
+
+impl std::fmt::Debug for PageInput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageInput")
+            .field("bytes", &self.body.len())
+            .field("url", &self.url.as_str())
+            .field("template", &self.template.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the analysis of a page found.
@@ -97,8 +129,8 @@ pub struct Changed {
     pub nofollow: bool,
     /// The site icon the page declares, if any.
     pub icon: Option<String>,
-    /// What scheduling learns from the change: effective links, probable loss.
-    pub facts: schedule::page::PageFacts,
+    /// The links of the last page (what scheduling compares the page with).
+    pub previous: Vec<Link>,
     /// The roles of the entry lists to remember.
     pub entry_roles: Vec<u64>,
     /// A remark on the page for the watch's status.
@@ -114,7 +146,7 @@ pub struct Changed {
 pub fn analyse<H: History>(
     history: &H,
     watch: &Watch,
-    prev: &WatchState,
+    prev: &Prev<'_>,
     input: &PageInput<'_>,
     params: &Params,
     now: i64,
@@ -123,7 +155,7 @@ pub fn analyse<H: History>(
         return Ok(Err("the page is empty".into()));
     }
     let raw = hex(&fingerprint::raw(input.body));
-    if !input.force && prev.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+    if !input.force && prev.raw_fingerprint == Some(raw.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
             raw_fingerprint: None,
             validators: Some(input.validators.clone()),
@@ -157,7 +189,7 @@ pub fn analyse<H: History>(
         structure.ctx = ctx;
     }
     let link_fp = hex(&fingerprint::links(&page.links));
-    if !input.force && prev.link_fingerprint.as_deref() == Some(link_fp.as_str()) {
+    if !input.force && prev.link_fingerprint == Some(link_fp.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
             raw_fingerprint: Some(raw),
             validators: Some(input.validators.clone()),
@@ -201,7 +233,7 @@ pub fn analyse<H: History>(
     }
     let prior = decide::Prior {
         old: &old,
-        entry_roles: &prev.entry_roles,
+        entry_roles: prev.entry_roles,
     };
     let links = &page.links;
     // Any place of an inserted URL makes it unseen for the decision.
@@ -235,13 +267,6 @@ pub fn analyse<H: History>(
         .iter()
         .map(|&i| item_for(&links[i], now))
         .collect();
-    // Scheduling facts: the effective link count and whether the whole previous list
-    // scrolled off.
-    let key = |l: &Link| schedule::page::link_key(&l.url);
-    let facts =
-        prev.learned
-            .page
-            .measure(old.iter().map(key), links.iter().map(key), new_items.len());
     // URLs that leave the page join the seen set.
     let new_urls: HashSet<&str> = links.iter().map(|l| l.url.as_str()).collect();
     let mut seen_urls: Vec<String> = Vec::new();
@@ -263,10 +288,10 @@ pub fn analyse<H: History>(
         baseline,
         nofollow: page.nofollow,
         icon: page.icon,
-        facts,
         entry_roles: decision.entry_roles,
         note: None,
         links: page.links,
+        previous: old,
     }))))
 }
 

@@ -10,6 +10,7 @@ use url::Url;
 
 use super::*;
 use crate::schedule::Adaptive;
+use crate::store::WatchState;
 
 /// A fake history: the last page's links, and nothing seen before them.
 struct Past(Vec<Link>);
@@ -26,6 +27,10 @@ impl History for Past {
 
 /// How a generated page lays out its list.
 #[derive(Debug, Clone)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "each bool is one thing an entry may hold"
+)]
 struct Layout {
     wrappers: Vec<String>,
     item_tag: &'static str,
@@ -93,6 +98,11 @@ struct Content {
     extra_for: Option<(u32, usize)>,
 }
 
+#[allow(
+    clippy::many_single_char_names,
+    clippy::format_push_string,
+    reason = "layout, content and the HTML being built, in a test"
+)]
 fn render(l: &Layout, c: &Content) -> String {
     let mut h = String::from("<html><head><title>Notices</title></head><body>");
     h.push_str("<div class=top><a href=/>Home</a></div>");
@@ -203,7 +213,7 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
         template: None,
         force: false,
     };
-    let a = analyse(past, &watch(), prev, &input, &Params::default(), 1).unwrap();
+    let a = analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap();
     changed(a.expect("a usable page"))
 }
 

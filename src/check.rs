@@ -35,6 +35,10 @@ pub struct CheckReport {
     pub next_check: i64,
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one match over what a check can find, each arm a few lines"
+)]
 /// The watch's next state and the record to commit, for an analysis or a failure.
 pub fn settle(
     sched: &ScheduleConfig,
@@ -104,8 +108,16 @@ pub fn settle(
                     if updated {
                         st.last_change = Some(now);
                     }
-                    let lost = c.facts.probable_loss;
-                    st.learned.page.apply(c.facts, now);
+                    // Scheduling facts: the effective link count and whether the whole
+                    // previous list scrolled off.
+                    let key = |l: &crate::model::Link| schedule::page::link_key(&l.url);
+                    let facts = prev.learned.page.measure(
+                        c.previous.iter().map(key),
+                        c.links.iter().map(key),
+                        c.new_items.len(),
+                    );
+                    let lost = facts.probable_loss;
+                    st.learned.page.apply(facts, now);
                     new_links = c.new_items.len() as u32;
                     st.item_seq += c.new_items.len() as u64;
                     st.item_count += c.new_items.len() as u64;
@@ -212,7 +224,14 @@ pub async fn run(
             let input =
                 crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
             let history = store.history(&watch.id);
-            let mut a = analyse(&history, watch, &prev, &input, &Params::default(), now)?;
+            let mut a = analyse(
+                &history,
+                watch,
+                &prev.prev(),
+                &input,
+                &Params::default(),
+                now,
+            )?;
             if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
                 c.root(&page, analysis)?;
             }

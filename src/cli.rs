@@ -81,7 +81,7 @@ pub enum Command {
         #[arg(long)]
         explain: bool,
     },
-    /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
+    /// Offline: score each detection method on a corpus of snapshot sequences.
     Eval {
         /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
         dir: PathBuf,
@@ -91,13 +91,17 @@ pub enum Command {
         /// Only the sites whose name contains this.
         #[arg(long)]
         site: Option<String>,
-        /// Only this method (repeatable): product, improved-lcs, first-lcs, myers,
+        /// Only this method (repeatable): product, naive, improved-lcs, first-lcs, myers,
         /// set-diff, first-lcs+url, myers+url, set-diff+url.
         #[arg(long = "method", value_name = "METHOD")]
         methods: Vec<String>,
         /// Print each step's missed entries (-) and false items (+) of this method.
         #[arg(long, value_name = "METHOD")]
         explain: Option<String>,
+        /// Leave-one-site-out: score each site with the analysis' parameters chosen on
+        /// the other sites, beside the defaults and the naive method.
+        #[arg(long)]
+        loso: bool,
     },
     /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
     Synth {
@@ -147,6 +151,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             site,
             methods,
             explain,
+            loso,
         } => {
             let method = |n: &str| {
                 crate::eval::Method::by_name(n)
@@ -161,6 +166,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                     .collect::<Result<_, _>>()?,
                 explain: explain.as_deref().map(method).transpose()?,
             };
+            if loso {
+                return crate::eval::loso(&dir, &opts, out);
+            }
             return crate::eval::run(&dir, &opts, out);
         }
         Command::Synth {

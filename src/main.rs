@@ -14,7 +14,6 @@ fn main() -> ExitCode {
     match sitefeed::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // A closed stdout (`sitefeed list | head`) is not an error worth a message.
             eprintln!("sitefeed: {e}");
             ExitCode::from(if e.is_usage() { 2 } else { 1 })
         }

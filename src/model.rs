@@ -81,7 +81,7 @@ pub struct Watch {
     pub created: i64,
     /// Scheduling strategy of this watch; `None`: `schedule.strategy` of the config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<crate::config::Strategy>,
+    pub strategy: Option<Strategy>,
 }
 
 /// One feed item: a link that a check found new.
@@ -114,3 +114,48 @@ pub enum Status {
     /// The last check failed; `WatchState::error` says why.
     Error,
 }
+
+/// How a watch's checks are scheduled (`docs/design.md` §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// The A/B/C interval of *Website Update Monitor Based on Web Crawler and Improved
+    /// LCS Algorithms*.
+    Adaptive,
+    /// Always `initial_interval`.
+    Fixed,
+    /// The daily model of *Research on Incremental Updating Strategy of Web Forum Based
+    /// on Statistics* (adaptive until it has enough history).
+    Periodic,
+}
+
+impl Strategy {
+    pub const NAMES: &'static str = "adaptive, periodic, fixed";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Adaptive => "adaptive",
+            Self::Fixed => "fixed",
+            Self::Periodic => "periodic",
+        }
+    }
+
+    /// Parses a strategy name as users write it.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "adaptive" => Some(Self::Adaptive),
+            "fixed" => Some(Self::Fixed),
+            "periodic" => Some(Self::Periodic),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Items kept per watch (the newest); older ones leave the store.
+pub const ITEMS_KEPT: u64 = 1000;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use url::Url;
 
-use crate::analysis::Verdict;
+use crate::analysis::{Params, Verdict};
 use crate::check::{self, PageInput};
 use crate::config::Config;
 use crate::diff;
@@ -83,7 +83,7 @@ pub fn replay(
         Selector::parse(s).map_err(|e| Error::Usage(format!("--select: {e}")))?;
     }
     if explain {
-        for step in replay_steps(files, &base, select)? {
+        for step in replay_steps(files, &base, select, &Params::default())? {
             for (link, verdict) in step.explained {
                 writeln!(
                     out,
@@ -128,7 +128,7 @@ pub fn replay_reports(
     base: &Url,
     select: Option<&str>,
 ) -> Result<Vec<(String, check::CheckReport)>, Error> {
-    Ok(replay_steps(files, base, select)?
+    Ok(replay_steps(files, base, select, &Params::default())?
         .into_iter()
         .map(|s| (s.file, s.report))
         .collect())
@@ -148,6 +148,7 @@ pub fn replay_steps(
     files: &[PathBuf],
     base: &Url,
     select: Option<&str>,
+    params: &Params,
 ) -> Result<Vec<ReplayStep>, Error> {
     let store = Store::temporary()?;
     let config = Config::default();
@@ -185,9 +186,9 @@ pub fn replay_steps(
         let result = check::analyse(
             &store.history(&watch.id),
             &watch,
-            &prev,
+            &prev.prev(),
             &input,
-            &crate::analysis::Params::default(),
+            params,
             now,
         )?
         .map_err(|m| (m, "page"));

@@ -51,7 +51,7 @@ async fn api_rejects_bad_urls_with_400_json() {
 
 #[tokio::test]
 async fn broken_pages_set_an_error_and_keep_items() {
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| c.fetch.max_body_bytes = 20_000);
     let (w, _) = app
@@ -61,7 +61,7 @@ async fn broken_pages_set_an_error_and_keep_items() {
         })
         .expect("add");
     app.check(&w, false).await.expect("baseline");
-    site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     clock.advance(60);
     let r = app.check(&w, false).await.expect("check");
     assert_eq!(r.new_items.len(), 1);
@@ -113,7 +113,7 @@ async fn broken_pages_set_an_error_and_keep_items() {
     }
 
     // After the failures, the page comes back with one more entry: only it is new.
-    site.set(&[("D", "/d"), ("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("D", "/n/4"), ("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     clock.advance(60);
     let r = app.check(&w, false).await.expect("check");
     assert_eq!(r.error, None);

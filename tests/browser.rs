@@ -123,6 +123,22 @@ impl Driver {
         panic!("no element {css} in {}", self.source().await);
     }
 
+    /// Every element matching `css` (none is no error).
+    async fn find_all(&self, css: &str) -> Vec<String> {
+        let v = self
+            .s(
+                reqwest::Method::POST,
+                "/elements",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await;
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e[ELEMENT].as_str().map(str::to_owned))
+            .collect()
+    }
+
     async fn text(&self, el: &str) -> String {
         self.s(reqwest::Method::GET, &format!("/element/{el}/text"), None)
             .await
@@ -298,11 +314,25 @@ async fn add_list_preview_and_follow_the_feed_in_chromium() {
     assert!(text.contains("1 would be new"), "{text}");
     let marked = d.find("#links tr.new").await;
     assert!(d.text(&marked).await.contains("Fresh notice"));
+    let mut marked = Vec::new();
+    for row in d.find_all("#links tr.new").await {
+        marked.push(d.text(&row).await);
+    }
     let png = d.screenshot().await;
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     let shot = tmp.join("browser-preview.png");
     std::fs::write(&shot, &png).expect("save screenshot");
     eprintln!("browser test: screenshot saved to {}", shot.display());
+    // The preview marks exactly what the next check emits.
+    let r = app.check(&w, false).await.expect("check after the preview");
+    assert_eq!(r.new_items.len(), marked.len(), "{marked:?}");
+    for item in &r.new_items {
+        assert!(
+            marked.iter().any(|row| row.contains(&item.title)),
+            "{} not marked in {marked:?}",
+            item.title
+        );
+    }
 
     // Back to the list; follow the RSS link.
     d.goto(&format!("{base}/")).await;

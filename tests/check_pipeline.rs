@@ -213,7 +213,7 @@ async fn evolving_page_gives_exactly_the_added_items_in_every_format() {
 
 #[tokio::test]
 async fn feeds_answer_304_to_matching_validators() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;

@@ -37,7 +37,7 @@ async fn check(client: &reqwest::Client, base: &str, id: &str) -> serde_json::Va
 
 #[tokio::test]
 async fn items_survive_sigkill_and_are_not_emitted_twice() {
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
 
@@ -53,7 +53,7 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let r = check(&client, &server.base, &id).await;
     assert_eq!(r["new_items"], 1, "{r}");
     let before = feed_links(&client, &server.base, &id).await;
@@ -74,7 +74,7 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     // The same page again: nothing new. Then one more entry: only it is new.
     let r = check(&client, &server.base, &id).await;
     assert_eq!(r["new_items"], 0, "{r}");
-    site.set(&[("D", "/d"), ("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("D", "/n/4"), ("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let r = check(&client, &server.base, &id).await;
     assert_eq!(r["new_items"], 1, "{r}");
     let after = feed_links(&client, &server.base, &id).await;
@@ -88,7 +88,7 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
 
 #[tokio::test]
 async fn sigterm_shuts_down_cleanly_and_keeps_data() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
     let mut server = common::start_serve(dir.path()).await;
@@ -130,7 +130,7 @@ fn cli(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn store_commands_go_through_a_running_server() {
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let _server = common::start_serve(dir.path()).await;
     let d = dir.path().to_path_buf();
@@ -177,7 +177,7 @@ async fn store_commands_go_through_a_running_server() {
         String::from_utf8_lossy(&before.stderr)
     );
     assert!(before.stdout.is_empty());
-    site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let d = dir.path().to_path_buf();
     let (check, remove) =
         tokio::task::spawn_blocking(move || (cli(&d, &["check", &id]), cli(&d, &["remove", &id])))

@@ -1,8 +1,8 @@
-//! Deep watches (issue 7) on a local multi-page site: a front page, sections, item
-//! pages, a shared menu and footer, an off-site link farm, a calendar trap, a
-//! near-duplicate mirror, a hub and a repeated-segment trap. Nothing touches the
-//! internet: "off-site" links point at this same server under the name `localhost`, so a
-//! crawl that followed them would show up in the request log.
+//! Deep watches (`docs/design.md` §5) on a local multi-page site: a front page, sections,
+//! item pages, a shared menu and footer, an off-site link farm, a calendar trap, a
+//! near-duplicate mirror, a hub and a repeated-segment trap. Nothing touches the internet:
+//! "off-site" links point at this same server under the name `localhost`, so a crawl that
+//! followed them would show up in the request log.
 
 mod common;
 

@@ -1,5 +1,6 @@
-//! Issue 5: per-watch strategies through the API, probable losses on the watch's record,
-//! and the learned schedule surviving a restart. No sleeping: the clock is manual.
+//! Scheduling (`docs/design.md` §4): per-watch strategies through the API, probable losses
+//! on the watch's record, and the learned schedule surviving a restart. No sleeping: the
+//! clock is manual.
 
 mod common;
 

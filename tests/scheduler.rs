@@ -9,7 +9,7 @@ use sitefeed::schedule::runner::Runner;
 
 #[tokio::test]
 async fn runner_checks_due_watches_and_reschedules_them() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
     let mut ids = Vec::new();
@@ -61,7 +61,7 @@ async fn runner_checks_due_watches_and_reschedules_them() {
 
 #[tokio::test]
 async fn failing_watches_back_off_and_do_not_block_others() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
     let (good, _) = app
@@ -96,7 +96,7 @@ async fn failing_watches_back_off_and_do_not_block_others() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn checks_never_exceed_the_global_concurrency_cap() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     site.state.lock().expect("site lock").delay = std::time::Duration::from_millis(100);
     let dir = tempfile::tempdir().expect("tempdir");
     // One site is one host, whose gate allows one request at a time by default: let

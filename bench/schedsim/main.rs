@@ -1,5 +1,6 @@
 //! schedsim: the scheduling strategies on synthetic forums and notice boards, measured
-//! the way seed 002 measures them (its Table 3), plus detection delay and lost items.
+//! the way Table 3 of *Research on Incremental Updating Strategy of Web Forum Based on
+//! Statistics* measures them, plus detection delay and lost items.
 //!
 //! ```text
 //! cargo run --release --example schedsim -- [--seed N] [--learn-days 30] [--test-days 10]
@@ -7,14 +8,14 @@
 //!
 //! Each site posts new items as a Poisson process whose rate follows a daily curve in the
 //! site's own time zone (quiet nights, busy mornings and evenings; weekends differ). Its
-//! list page shows the newest K items under a fixed menu. Every strategy watches every
-//! site for `learn + test` days and is scored on the test days only. `adaptive` and
-//! `periodic` call `sitefeed::schedule::plan` and `PageStats` exactly as a live check
-//! does (one implementation); `fixed` uses the product's fixed strategy (its
-//! `initial_interval`, 1h); `average` is seed 002's learned average period: z·v divided
-//! by the mean rate the product's history learnt, fixed after the learning days.
-//! `oracle` is not a strategy: it checks exactly when the true expected number of new
-//! items reaches z·K, the best any schedule can do against Poisson noise.
+//! list page shows the newest K items under a fixed menu. Every strategy watches every site
+//! for `learn + test` days and is scored on the test days only. `adaptive` and `periodic`
+//! call `sitefeed::schedule::plan` and `PageStats` exactly as a live check does (one
+//! implementation); `fixed` uses the product's fixed strategy (its `initial_interval`, 1h);
+//! `average` is that paper's learned average period: z·v divided by the mean rate the
+//! product's history learnt, fixed after the learning days. `oracle` is not a strategy: it
+//! checks exactly when the true expected number of new items reaches z·K, the best any
+//! schedule can do against Poisson noise.
 #![allow(
     clippy::cast_possible_wrap,
     clippy::many_single_char_names,

@@ -1,5 +1,5 @@
 //! `[deep]`: how deep watches (depth 2 and 3, or with keywords) crawl their site
-//! (DESIGN 4, issue 7).
+//! (`docs/design.md` §5 and §6).
 
 use serde::Deserialize;
 
@@ -28,7 +28,8 @@ pub struct DeepConfig {
     /// Pages of its site a watch remembers; discovery stops there.
     pub max_pages: usize,
     /// A page with more links than this (after template links are removed) is a hub:
-    /// neither diffed nor followed (seed 000 1.3).
+    /// neither diffed nor followed (the link filter of section 1.3 of *Website Update
+    /// Monitor Based on Web Crawler and Improved LCS Algorithms*).
     pub hub_links: usize,
     /// A page is a list (re-visited and diffed on every check) when one repeated
     /// structure on it holds at least this many links; otherwise it is a leaf (an item
@@ -39,10 +40,10 @@ pub struct DeepConfig {
     /// Pages of one calendar shape (`/events?month=0`) a watch fetches at most.
     pub calendar_pages: usize,
     /// A link or block is template when it stands on at least this share of the site's
-    /// sampled pages (seed 003).
+    /// sampled pages (template noise, `docs/design.md` §5).
     pub template_share: f64,
     /// With keywords: items whose relevance is under this are not emitted, and pages
-    /// under it tunnel (seed 001).
+    /// under it tunnel (`docs/design.md` §6).
     pub relevance_threshold: f64,
     /// With keywords: the tunnel distance beyond which an irrelevant path is abandoned.
     pub tunnel_cutoff: f64,

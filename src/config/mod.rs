@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 mod deep;
 pub use deep::{DeepConfig, RawDeep};
@@ -201,45 +201,7 @@ pub struct FetchConfig {
     pub allow_private_addresses: bool,
 }
 
-/// How a watch's checks are scheduled (DESIGN 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    /// The A/B/C interval of seed 000.
-    Adaptive,
-    /// Always `initial_interval`.
-    Fixed,
-    /// The daily model of seed 002 (adaptive until it has enough history).
-    Periodic,
-}
-
-impl Strategy {
-    pub const NAMES: &'static str = "adaptive, periodic, fixed";
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Adaptive => "adaptive",
-            Self::Fixed => "fixed",
-            Self::Periodic => "periodic",
-        }
-    }
-
-    /// Parses a strategy name as users write it.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim() {
-            "adaptive" => Some(Self::Adaptive),
-            "fixed" => Some(Self::Fixed),
-            "periodic" => Some(Self::Periodic),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::model::Strategy;
 
 #[derive(Debug, Clone, Copy)]
 pub struct ScheduleConfig {
@@ -248,8 +210,8 @@ pub struct ScheduleConfig {
     pub initial_interval: Duration,
     pub min_interval: Duration,
     pub max_interval: Duration,
-    /// z of seed 002: the periodic model checks when this share of the page's
-    /// effective links is expected to be new.
+    /// z of the daily model (`docs/design.md` §4): the periodic model checks when this
+    /// share of the page's effective links is expected to be new.
     pub change_ratio: f64,
     /// Days of history (every hour of the day observed this often) before the periodic
     /// model replaces its adaptive fallback.
@@ -476,10 +438,10 @@ impl RawConfig {
         }
 
         let max_items = self.feed.max_items.unwrap_or(DEFAULT_MAX_ITEMS);
-        if max_items == 0 || max_items as u64 > crate::store::ITEMS_KEPT {
+        if max_items == 0 || max_items as u64 > crate::model::ITEMS_KEPT {
             return Err(bad(
                 "feed.max_items",
-                format!("must be between 1 and {}", crate::store::ITEMS_KEPT),
+                format!("must be between 1 and {}", crate::model::ITEMS_KEPT),
             ));
         }
         for (i, w) in self.watch.iter().enumerate() {

@@ -1,15 +1,15 @@
-//! The focused-crawl core of deep watches (DESIGN.md section 4, seed 001): a pure,
-//! synchronous module that scores pages and links against a watch's topic keywords and
-//! keeps the crawl frontier in best-first order.
+//! The focused-crawl core of deep watches (`docs/design.md` §6): a pure, synchronous module
+//! that scores pages and links against a watch's topic keywords and keeps the crawl
+//! frontier in best-first order.
 //!
-//! The method is the one of seed 001 (Zhu, Xu, Zhou): OTIE cash (OPIC, but a fetched page
-//! hands its cash to its links in proportion to their relevance, eq. 1/9), where a link's
-//! relevance is its Shark-Search potential (Hersovici et al. 1998, eq. 2–6), a page's own
-//! relevance combines its title and its content (eq. 8), and irrelevant pages may still be
-//! crossed ("tunnelling") until an adaptive distance exceeds a cut-off (eq. 7); below the
-//! relevance threshold a page hands its links the score inherited from its last relevant
-//! ancestor, decayed by δ at each step (Shark-Search), so a good cluster behind one or two
-//! irrelevant pages keeps a potential worth following.
+//! The method is the focused crawler of Zhu, Xu and Zhou (`docs/design.md` §9): OTIE cash
+//! (OPIC, but a fetched page hands its cash to its links in proportion to their relevance,
+//! eq. 1/9), where a link's relevance is its Shark-Search potential (Hersovici et al. 1998,
+//! eq. 2–6), a page's own relevance combines its title and its content (eq. 8), and
+//! irrelevant pages may still be crossed ("tunnelling") until an adaptive distance exceeds
+//! a cut-off (eq. 7); below the relevance threshold a page hands its links the score
+//! inherited from its last relevant ancestor, decayed by δ at each step (Shark-Search), so
+//! a good cluster behind one or two irrelevant pages keeps a potential worth following.
 //!
 //! The frontier is crawled best-first by potential boosted by relative cash
 //! ([`Order::Focused`]): `potential · (1 + λ·cash / (cash + κ·mean cash))`. Raw OPIC cash

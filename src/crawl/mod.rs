@@ -1,25 +1,25 @@
-//! Deep watches (issue 7, DESIGN 4): a watch of depth 2 or 3 also watches the pages its
-//! page links to, and at depth 3 the pages those link to (stored and diffed, not
-//! followed further). New entries on any of them go into the watch's one feed, once.
+//! Deep watches (`docs/design.md` §5 and §6): a watch of depth 2 or 3 also watches the
+//! pages its page links to, and at depth 3 the pages those link to (stored and diffed,
+//! not followed further). New entries on any of them go into the watch's one feed, once.
 //!
 //! # One deep check
 //!
 //! 1. The watch's own page is checked as any page (`check::analyse`), with the site's
-//!    template links and blocks removed first ([`template`], seed 003).
+//!    template links and blocks removed first ([`template`]).
 //! 2. Its links that are worth following (same site, not a spider trap, not a calendar
-//!    beyond `deep.calendar_pages`, not already known; [`trap`], seed 000 1.3 and seed
-//!    004 3.4.6) join the frontier, with the pages the watch already knows as lists and
-//!    the candidates left over from the last check.
+//!    beyond `deep.calendar_pages`, not already known; [`trap`]) join the frontier, with
+//!    the pages the watch already knows as lists and the candidates left over from the
+//!    last check.
 //! 3. Pages are taken from the frontier, up to `deep.max_pages_per_check`, breadth first,
 //!    or with keywords best first by OTIE cash handed down in proportion to Shark-Search
-//!    potential, tunnelling through irrelevant pages up to a cut-off ([`focus`], seed
-//!    001). Every fetch goes through the one polite fetcher; a host that is busy ends
-//!    the crawl for this check (the rest waits for the next).
+//!    potential, tunnelling through irrelevant pages up to a cut-off ([`focus`]). Every
+//!    fetch goes through the one polite fetcher; a host that is busy ends the crawl for
+//!    this check (the rest waits for the next).
 //! 4. A page seen for the first time is classified: a *hub* (more links than
-//!    `deep.hub_links`, seed 000 1.3), a *near-duplicate* of a known page (simhash,
-//!    [`neardup`], seed 004 3.4.5), a *list* (a repeated structure of at least
-//!    `deep.list_entries` links: re-visited on every check) or a *leaf* (an item page:
-//!    stored once). Its links are its baseline: none is an item.
+//!    `deep.hub_links`), a *near-duplicate* of a known page (simhash, [`neardup`]), a
+//!    *list* (a repeated structure of at least `deep.list_entries` links: re-visited on
+//!    every check) or a *leaf* (an item page: stored once). Its links are its baseline:
+//!    none is an item.
 //! 5. A list page visited again is diffed like the watch's page: new entries whose URL
 //!    the watch has never seen on any page become items; with keywords, only those whose
 //!    Shark-Search relevance reaches `deep.relevance_threshold`.
@@ -523,7 +523,7 @@ pub fn root_input<'p>(page: &'p Page, template: Option<&'p Template>) -> PageInp
         content_type: page.content_type.as_deref(),
         url: &page.url,
         validators: page.validators.clone(),
-        template,
+        template: template.map(|t| t as &dyn crate::analysis::LinkFilter),
         force: false,
     }
 }

@@ -1,5 +1,6 @@
-//! Near-duplicate pages (seed 004, section 3.4.5): the same content under other URLs,
-//! or again with a new date line or visit counter, should be crawled once.
+//! Near-duplicate pages (section 3.4.5 of the textbook chapter *Automatic Collection of Web
+//! Information*, `docs/design.md` §9): the same content under other URLs, or again with a
+//! new date line or visit counter, should be crawled once.
 //!
 //! A page's [`Signature`] is a 64-bit simhash (Charikar; Manku, Jain and Das Sarma) over
 //! the shingles (Broder) of its tokens: every run of [`SHINGLE`] consecutive tokens is

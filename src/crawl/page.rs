@@ -53,7 +53,7 @@ impl Crawl<'_> {
         if read.title.is_some() {
             st.title.clone_from(&read.title);
         }
-        // Relevance and tunnelling (seed 001).
+        // Relevance and tunnelling (the focused crawl, `docs/design.md` §6).
         if let Some(topic) = &self.topic {
             st.relevance = focus::page_relevance(
                 topic,

@@ -21,7 +21,7 @@ pub enum Kind {
     List,
     /// An item page (an article, a notice): stored once, followed if the depth allows.
     Leaf,
-    /// More links than `deep.hub_links`: neither diffed nor followed (seed 000 1.3).
+    /// More links than `deep.hub_links`: neither diffed nor followed (`docs/design.md` §5).
     Hub,
     /// A near-duplicate of another page of the site (a mirror, a print view).
     Duplicate,

@@ -1,7 +1,8 @@
-//! Template noise, learned per site (seed 003). The paper merges the DOM trees of a
-//! site's pages and calls the nodes they share noise; here the same idea is applied to
-//! what sitefeed already has of each page, its links and their roles (the structural
-//! signature of the elements above a link, [`Context::role`]):
+//! Template noise, learned per site, after Zhang and Zhou's denoised-hash incremental
+//! crawler (`docs/design.md` §9). The paper merges the DOM trees of a site's pages and
+//! calls the nodes they share noise; here the same idea is applied to what sitefeed already
+//! has of each page, its links and their roles (the structural signature of the elements
+//! above a link, [`Context::role`]):
 //!
 //! - a **template link** is a URL that stands on at least `share` of the sampled pages
 //!   (the menu's "Home", the footer's "Contact");
@@ -162,6 +163,19 @@ impl Template {
             .zip(ctx)
             .filter(|(l, c)| !self.is_template(l, c.as_ref()))
             .unzip()
+    }
+}
+
+impl crate::analysis::LinkFilter for Template {
+    fn is_empty(&self) -> bool {
+        Template::is_empty(self)
+    }
+    fn strip(
+        &self,
+        links: Vec<Link>,
+        ctx: Vec<Option<Context>>,
+    ) -> (Vec<Link>, Vec<Option<Context>>) {
+        Template::strip(self, links, ctx)
     }
 }
 

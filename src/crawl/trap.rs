@@ -1,4 +1,5 @@
-//! Spider traps (seed 004, section 3.4.6) and what counts as the same site.
+//! Spider traps (section 3.4.6 of the textbook chapter *Automatic Collection of Web
+//! Information*, `docs/design.md` §9) and what counts as the same site.
 //!
 //! A trap is a part of a site that makes up pages without end: relative links that pile
 //! up path segments (`/a/b/a/b/a/b/`), session ids and sort orders that grow the URL, and

@@ -1,5 +1,5 @@
-//! The methods the evaluation compares the improved LCS with (DESIGN.md §2). Each returns
-//! the indices of `new` it considers inserted, increasing.
+//! The methods the evaluation compares the improved LCS with (`docs/design.md` §2). Each
+//! returns the indices of `new` it considers inserted, increasing.
 
 // Myers' notation: a, b, n, m, d, k, x, y.
 #![allow(clippy::many_single_char_names)]

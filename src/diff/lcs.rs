@@ -1,6 +1,7 @@
 //! Longest common subsequence (LCS) of two arrays of interned keys, by Nakatsu, Kambayashi
 //! and Yajima (1982), and the enumeration of LCS alignments that the improved diff needs
-//! (DESIGN.md §2; seed 000, sections 1.4 and 1.5).
+//! (`docs/design.md` §2; sections 1.4 and 1.5 of *Website Update Monitor Based on Web
+//! Crawler and Improved LCS Algorithms*).
 //!
 //! # Notation
 //!

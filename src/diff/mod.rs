@@ -1,5 +1,6 @@
-//! Finding the links that a page gained: the improved LCS of DESIGN.md §2 (seed 000,
-//! sections 1.4 and 1.5).
+//! Finding the links that a page gained: the improved LCS of `docs/design.md` §2 (from
+//! sections 1.4 and 1.5 of *Website Update Monitor Based on Web Crawler and Improved LCS
+//! Algorithms*).
 //!
 //! The stored link array (old) and the fresh one (new) are compared as arrays of interned
 //! keys ([`Interner`], [`link_key`]). [`diff_keys`] strips the common prefix and suffix,
@@ -27,8 +28,9 @@
 //!
 //! So [`diff_keys`] examines one alignment, the one Nakatsu's table spells
 //! ([`LcsTable::lcs`]): examining more can never change the outcome, and it cost 20× at
-//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of DESIGN.md §2 stays available
-//! as [`alignments`] and [`LcsTable::for_each_alignment`], tested against brute force.
+//! n = 1,000 (`benches/diff.rs`). The bounded enumeration of `docs/design.md` §2 stays
+//! available as [`alignments`] and [`LcsTable::for_each_alignment`], tested against
+//! brute force.
 
 pub mod baseline;
 pub mod lcs;
@@ -165,7 +167,7 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
     diff_keys_with_limits(old, new, max_alignments, Limits::DEFAULT)
 }
 
-/// The improved LCS diff of `old` against `new` (DESIGN.md §2).
+/// The improved LCS diff of `old` against `new` (`docs/design.md` §2).
 ///
 /// 1. Strip the common prefix and suffix (they belong to an LCS; most list pages change at
 ///    the top, so what remains is usually small).

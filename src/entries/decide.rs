@@ -14,7 +14,8 @@
 //!   a link) whose entries repeat is a list. It is an *entry list* when its blocks hold
 //!   content besides their link (text outside the link, such as a date or a summary; a
 //!   picture; further links) in at least half of its entries, or, for bare lists, when
-//!   its titles are long (a heading, not a label). Otherwise it is *navigation*: menus,
+//!   its titles are long (a heading, not a label) or its URLs name one thing each (a
+//!   number, a slug of several words). Otherwise it is *navigation*: menus,
 //!   tag clouds, footer link lists, page numbers. A role known as an entry list from
 //!   earlier checks stays one, however much the list grows, shrinks or turns over.
 //! - **Standing alone.** A main link whose role does not repeat is an entry only when its
@@ -173,8 +174,9 @@ fn title_key(s: &str) -> String {
         .collect()
 }
 
-/// The shape of a URL that entries share: host, path depth and what the last segment is
-/// made of (a number, a slug of several words, a plain word).
+/// The shape of a URL that entries share: host, path depth and what names the page: 1 a
+/// query with a number (`?id=123`), 2 a number, 3 a slug of several words, 4 a word with
+/// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
 fn url_shape(url: &str) -> (String, usize, u8) {
     let Ok(u) = url::Url::parse(url) else {
         return (String::new(), 0, 0);
@@ -189,11 +191,13 @@ fn url_shape(url: &str) -> (String, usize, u8) {
         .filter(|t| !t.is_empty())
         .count();
     let digits = stem.chars().filter(char::is_ascii_digit).count();
-    let class = if last.is_empty() {
-        u8::from(
-            u.query()
-                .is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit())),
-        )
+    let class = if u
+        .query()
+        .is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit()))
+    {
+        1
+    } else if last.is_empty() {
+        0
     } else if digits > 0 && digits == stem.chars().count() {
         2
     } else if tokens >= 3 {
@@ -213,6 +217,8 @@ struct RoleStat {
     rich: usize,
     width: usize,
     urls: usize,
+    /// Entries whose URL names one thing (a number, a slug of several words).
+    specific: usize,
 }
 
 /// What the structure says of the page's entries: which roles are entry lists, which
@@ -252,6 +258,7 @@ impl<'a> Lists<'a> {
             r.entries += 1;
             r.rich += usize::from(rich);
             r.width += width(&links[m].text);
+            r.specific += usize::from(matches!(url_shape(&links[m].url).2, 1..=4));
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
             }
@@ -329,11 +336,14 @@ impl<'a> Lists<'a> {
     }
 }
 
-/// A list role whose blocks hold content, or, bare, whose titles are wide.
+/// A list role whose blocks hold content, or, bare, whose titles are wide or whose URLs
+/// name one thing each (`/notice/1234`, `/releases/v1.2.3`, `/2024/05/a-long-slug`)
+/// where a menu's name sections (`/sport/`, `/about`).
 fn entry_list(r: &RoleStat, params: &Params) -> bool {
     r.urls >= 2
         && (r.rich as f64 >= params.rich_share * r.entries as f64
-            || r.width >= params.bare_title_width * r.entries)
+            || r.width >= params.bare_title_width * r.entries
+            || r.specific * 2 > r.entries)
 }
 
 /// Identity by title: distinctive titles that stand once on each page, compared by their

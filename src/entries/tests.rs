@@ -160,9 +160,9 @@ fn chrome_and_image_only_links_are_not_items() {
     );
     // A bare list of one-word labels outside any chrome region is navigation too; the
     // same labels with a date beside each are entries.
-    let bare = "<ul class=x><li><a href=/s1>Sport</a><li><a href=/s2>Politics</a><li><a href=/s3>Culture</a></ul>";
+    let bare = "<ul class=x><li><a href=/sport>Sport</a><li><a href=/politics>Politics</a><li><a href=/culture>Culture</a></ul>";
     assert!(items_of(bare, &|_| true).is_empty());
-    let dated = "<ul class=x><li><a href=/s1>Sport</a> 2024-05-01<li><a href=/s2>Politics</a> 2024-05-02</ul>";
+    let dated = "<ul class=x><li><a href=/sport>Sport</a> 2024-05-01<li><a href=/politics>Politics</a> 2024-05-02</ul>";
     assert_eq!(items_of(dated, &|_| true), ["Sport", "Politics"]);
 }
 

@@ -1,7 +1,7 @@
 //! Reading a corpus directory: `<site>/NNNN.html`, `meta.json` (the page URL and the
 //! snapshot order), `truth.json` (the new links of each consecutive pair) and the
-//! corpus-wide `labels.json` (which new links are not entries). Format:
-//! `../shared/corpus/README.md`.
+//! corpus-wide `labels.json` (which new links are not entries). The format is in
+//! `docs/design.md` §8.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
-//! The detection-quality evaluation (`sitefeed eval DIR`, issue 3): runs each method over
-//! every snapshot sequence of a corpus and scores what it emits against the corpus truth,
-//! on entries (the truth's new links minus the labels' `not_entries`, none on a
-//! `chrome_steps` step) and on links (the truth's new links as they are).
+//! The detection-quality evaluation (`sitefeed eval DIR`, `docs/design.md` §8): runs each
+//! method over every snapshot sequence of a corpus and scores what it emits against the
+//! corpus truth, on entries (the truth's new links minus the labels' `not_entries`, none on
+//! a `chrome_steps` step) and on links (the truth's new links as they are).
 //!
 //! The product's row is what `sitefeed replay` emits ([`crate::offline::replay_reports`]:
 //! the live check pipeline on a temporary store), so the evaluation and the service run
@@ -37,6 +37,7 @@ use corpus::{file_name, EntryKey, Site, Truth};
 /// The methods compared, in table order.
 pub const METHODS: &[Method] = &[
     Method::Product,
+    Method::Naive,
     Method::ImprovedLcs,
     Method::FirstLcs { url: false },
     Method::Myers { url: false },
@@ -51,6 +52,8 @@ pub const METHODS: &[Method] = &[
 pub enum Method {
     /// The service's pipeline, through `replay`.
     Product,
+    /// Every link with text whose URL the site never showed before.
+    Naive,
     /// [`diff::new_links`] alone: the improved LCS on text + URL with the seen set.
     ImprovedLcs,
     /// The baselines; `url`: on the product's key with the seen set, else on texts alone.
@@ -70,6 +73,7 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Self::Product => "product",
+            Self::Naive => "naive",
             Self::ImprovedLcs => "improved-lcs",
             Self::FirstLcs { url: false } => "first-lcs",
             Self::Myers { url: false } => "myers",
@@ -275,18 +279,7 @@ fn run_method(
 ) -> Result<(HashMap<String, Emitted>, Duration), Error> {
     let mut out: HashMap<String, Emitted> = HashMap::new();
     if m == Method::Product {
-        let started = Instant::now();
-        let reports = crate::offline::replay_reports(&site.files, &site.url, None)?;
-        let time = started.elapsed();
-        for (file, report) in reports {
-            if let Some(note) = &report.note {
-                tracing::info!(site = %site.name, file = %file, "{note}");
-            }
-            out.entry(file)
-                .or_default()
-                .extend(report.new_items.into_iter().map(|i| (i.link, i.title)));
-        }
-        return Ok((out, time));
+        return product(site, &crate::analysis::Params::default());
     }
     let mut time = Duration::ZERO;
     let mut seen: HashSet<&str> = HashSet::new();
@@ -308,8 +301,146 @@ fn run_method(
     Ok((out, time))
 }
 
+/// What the product emits on each step of a site with the analysis' `params`.
+fn product(
+    site: &Site,
+    params: &crate::analysis::Params,
+) -> Result<(HashMap<String, Emitted>, Duration), Error> {
+    let mut out: HashMap<String, Emitted> = HashMap::new();
+    let started = Instant::now();
+    let steps = crate::offline::replay_steps(&site.files, &site.url, None, params)?;
+    let time = started.elapsed();
+    for step in steps {
+        out.entry(step.file)
+            .or_default()
+            .extend(step.report.new_items.into_iter().map(|i| (i.link, i.title)));
+    }
+    Ok((out, time))
+}
+
+/// The analysis' parameters tried by [`loso`]: each tunable part at a few values
+/// around its default.
+fn grid() -> Vec<crate::analysis::Params> {
+    let mut out = Vec::new();
+    for block_text in [2, 4, 8] {
+        for rich_share in [0.3, 0.5, 0.7] {
+            for bare_title_width in [14, 20, 28] {
+                for distinct_title_width in [10, 16, 24] {
+                    out.push(crate::analysis::Params {
+                        block_text,
+                        rich_share,
+                        bare_title_width,
+                        distinct_title_width,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `sitefeed eval --loso DIR`: leave-one-site-out. For every site, the analysis'
+/// parameters are chosen from [`grid`] by the micro F1 on entries of all *other* sites,
+/// and the site is scored with them; beside it, the site's score with the defaults (no
+/// choice made on any site) and the naive method. Prints one Markdown table.
+pub fn loso(dir: &Path, opts: &Options<'_>, out: &mut dyn Write) -> Result<(), Error> {
+    let sites: Vec<Site> = corpus::load(dir, opts.labels)?
+        .into_iter()
+        .filter(|s| opts.site.map_or(true, |f| s.name.contains(f)))
+        .collect();
+    let grid = grid();
+    let defaults = crate::analysis::Params::default();
+    // counts[g][s]: entry counts of grid point g on site s.
+    let mut counts: Vec<Vec<Counts>> = vec![Vec::with_capacity(sites.len()); grid.len()];
+    let mut naive = Vec::with_capacity(sites.len());
+    let mut default_counts = Vec::with_capacity(sites.len());
+    for site in &sites {
+        for (g, p) in grid.iter().enumerate() {
+            let (emitted, time) = product(site, p)?;
+            counts[g].push(score(site, &emitted, time).entry);
+        }
+        let (emitted, time) = product(site, &defaults)?;
+        default_counts.push(score(site, &emitted, time).entry);
+        let arrays = site_links(site)?;
+        let (emitted, time) = run_method(Method::Naive, site, &arrays)?;
+        naive.push(score(site, &emitted, time).entry);
+    }
+    let mut table = String::from(
+        "| site | defaults P | R | F1 | leave-one-out P | R | F1 | naive P | R | F1 | chosen without the site |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    let (mut all_default, mut all_loso, mut all_naive) =
+        (Counts::default(), Counts::default(), Counts::default());
+    let pct = |x: f64| format!("{:.1}", 100.0 * x);
+    for (s, site) in sites.iter().enumerate() {
+        let best = (0..grid.len())
+            .max_by(|&a, &b| {
+                let f = |g: usize| {
+                    let mut c = Counts::default();
+                    for (t, x) in counts[g].iter().enumerate() {
+                        if t != s {
+                            c.add(*x);
+                        }
+                    }
+                    c.f1()
+                };
+                f(a).total_cmp(&f(b)).then(b.cmp(&a))
+            })
+            .unwrap_or(0);
+        let l = counts[best][s];
+        let (d, n) = (default_counts[s], naive[s]);
+        all_default.add(d);
+        all_loso.add(l);
+        all_naive.add(n);
+        let p = &grid[best];
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | text {}, share {}, width {}, title {} |",
+            site.name,
+            pct(d.precision()),
+            pct(d.recall()),
+            pct(d.f1()),
+            pct(l.precision()),
+            pct(l.recall()),
+            pct(l.f1()),
+            pct(n.precision()),
+            pct(n.recall()),
+            pct(n.f1()),
+            p.block_text,
+            p.rich_share,
+            p.bare_title_width,
+            p.distinct_title_width,
+        );
+    }
+    let _ = writeln!(
+        table,
+        "| **all** | {} | {} | {} | {} | {} | {} | {} | {} | {} | |",
+        pct(all_default.precision()),
+        pct(all_default.recall()),
+        pct(all_default.f1()),
+        pct(all_loso.precision()),
+        pct(all_loso.recall()),
+        pct(all_loso.f1()),
+        pct(all_naive.precision()),
+        pct(all_naive.recall()),
+        pct(all_naive.f1()),
+    );
+    out.write_all(table.as_bytes())?;
+    Ok(())
+}
+
 /// The indices of `new` that a differ-only method emits.
 fn diff_with(m: Method, old: &[Link], new: &[Link], seen: &HashSet<&str>) -> Vec<usize> {
+    if m == Method::Naive {
+        let mut once = HashSet::new();
+        return (0..new.len())
+            .filter(|&j| {
+                !new[j].text.is_empty()
+                    && !seen.contains(new[j].url.as_str())
+                    && once.insert(new[j].url.as_str())
+            })
+            .collect();
+    }
     if m == Method::ImprovedLcs {
         return diff::new_links(old, new, &|l: &Link| seen.contains(l.url.as_str()));
     }

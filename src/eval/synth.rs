@@ -1,10 +1,10 @@
-//! The synthetic evolution generator (issue 3): seeded, reproducible list pages that
-//! evolve over many versions with known truth, written in the corpus format that
-//! [`super::run`] reads (`<site>/NNNN.html`, `meta.json`, `truth.json`, and a
-//! `labels.json` for the whole corpus).
+//! The synthetic evolution generator (`docs/design.md` §8): seeded, reproducible list pages
+//! that evolve over many versions with known truth, written in the corpus format that
+//! [`super::run`] reads (`<site>/NNNN.html`, `meta.json`, `truth.json`, and a `labels.json`
+//! for the whole corpus).
 //!
-//! Six sites, each a different kind of list page, together covering what the issue asks
-//! for: insertions at the top and in the middle, removals from the bottom, threads bumped
+//! Six sites, each a different kind of list page, together covering the hard cases of list
+//! pages: insertions at the top and in the middle, removals from the bottom, threads bumped
 //! to the top by a reply, small title edits, repeated texts ("Read more", "More", dates)
 //! with different hrefs, navigation and footer links that never change, counters and
 //! clocks, pagination links that shift, pages in GBK and Shift_JIS, 50 to 5,000 links, and
@@ -19,7 +19,7 @@
 //! | `biglist` | 2,500 headlines each with a "More" link of its own | ~5,000 | UTF-8 |
 //! | `redesign` | a blog index whose layout and URLs change at version 10 | ~40 | UTF-8 |
 //!
-//! The truth of a step is computed exactly as `../shared/corpus/make_truth.py` does (the
+//! The truth of a step is computed exactly as the real corpus's reference script does (the
 //! links of the newer page whose URL no earlier version had, with text), from the link
 //! lists the generator wrote, and `labels.json` marks the secondary links (authors,
 //! nodes, comments, order buttons, "More", pagination) and the redesign step.

@@ -1,5 +1,5 @@
-//! Turning a fetched body into text (DESIGN section 5): many of the pages sitefeed is for
-//! are GBK, GB2312, Big5, Shift_JIS or EUC-KR.
+//! Turning a fetched body into text (`docs/design.md` §7): many of the pages sitefeed is
+//! for are GBK, GB2312, Big5, Shift_JIS or EUC-KR.
 //!
 //! The order of evidence:
 //!

@@ -1,6 +1,6 @@
-//! Fingerprints of a check (DESIGN section 1, steps 2 and 4): the MD5 of the raw body,
-//! and the MD5 of the denoised link array, which a visit counter, a clock or a rotating
-//! ad does not change.
+//! Fingerprints of a check (`docs/design.md` §1, steps 2 and 4): the MD5 of the raw body,
+//! and the MD5 of the denoised link array, which a visit counter, a clock or a rotating ad
+//! does not change.
 
 use md5::{Digest, Md5};
 

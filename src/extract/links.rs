@@ -1,4 +1,4 @@
-//! The denoising pass (DESIGN section 1, step 3): one streaming lol_html pass over the
+//! The denoising pass (`docs/design.md` §1, step 3): one streaming lol_html pass over the
 //! decoded HTML that collects the ordered array of links, the page title and the robots
 //! `nofollow` flag.
 //!

@@ -1,4 +1,4 @@
-//! Denoising (DESIGN sections 1 and 5): from a fetched body to the ordered array of the
+//! Denoising (`docs/design.md` §1 and §7): from a fetched body to the ordered array of the
 //! page's links, plus the charset decoding, URL normalization and fingerprints around it.
 //!
 //! * [`charset::decode`]: body bytes to text (header, BOM, `<meta>`, sniffing).
@@ -59,7 +59,7 @@
 //! [`ExtractError::Html`] ("the page is too complex"), rather than tying up a worker;
 //! real pages take milliseconds and a few hundred KiB.
 //!
-//! # Differences from the corpus reference (`shared/corpus/make_truth.py`)
+//! # Differences from the corpus reference (`docs/design.md` §8)
 //!
 //! On all 258 snapshots of the corpus, every (URL, non-empty text) pair the reference
 //! finds is found here too; the differences are all deliberate:

@@ -1,4 +1,4 @@
-//! URL normalization (DESIGN section 5) and the parsing of URLs typed by users.
+//! URL normalization (`docs/design.md` §7) and the parsing of URLs typed by users.
 //!
 //! [`normalize`] gives every link one canonical spelling, so that two snapshots of a page
 //! that spell the same target differently (`HTTP://Example.com:80/a/./b/%7e?x#top` and

@@ -1,4 +1,4 @@
-//! Fetching pages politely and safely (DESIGN 5): what a check asks for is
+//! Fetching pages politely and safely (`docs/design.md` §7): what a check asks for is
 //! [`Fetcher::get`]`(url, validators)`; everything between that call and the bytes of a
 //! page is here.
 //!

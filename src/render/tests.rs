@@ -177,7 +177,7 @@ fn sanitize_drops_only_forbidden_and_control_characters() {
     assert_eq!(sanitize("a\u{0}b\u{8}c\u{1f}d"), "abcd");
     assert_eq!(sanitize("tab\tlf\ncr\r"), "tab\tlf\ncr\r");
     assert_eq!(sanitize("x\u{FFFE}\u{FFFF}y"), "xy");
-    // DEL and C1 controls: discouraged by XML 1.0 and unreadable (issue 6).
+    // DEL and C1 controls: discouraged by XML 1.0 and unreadable in feed readers.
     assert_eq!(sanitize("a\u{7f}b\u{85}c\u{9f}d\u{a0}"), "abcd\u{a0}");
     let kept = "é 🦀 שלום \u{D7FF}\u{E000}\u{FFFD}\u{10000}\u{10FFFF} ~\u{a0}";
     assert_eq!(sanitize(kept), kept);

@@ -1,9 +1,11 @@
-//! Least-squares polynomial fit by Householder QR (seed 002, section 2.3).
+//! Least-squares polynomial fit by Householder QR, for the daily model of *Research on
+//! Incremental Updating Strategy of Web Forum Based on Statistics* (its section 2.3).
 //!
 //! The paper solves the normal equations X·A = Y; on raw times those are badly
 //! conditioned (the Vandermonde matrix of t^k). Here the abscissae are normalized to
 //! [-1, 1] by the caller and the system is solved by QR of the Vandermonde matrix itself,
-//! which squares no condition number. The sizes are tiny (24 points, degree ≤ 10), so a
+//! which squares no condition number. The sizes are tiny (the daily model fits 32 points:
+//! 24 hours padded by 4 on each side, with `schedule.periodic_degree` at most 20), so a
 //! dense, allocation-light implementation is all that is needed.
 
 /// Coefficients `c` (lowest degree first) of the polynomial of degree `degree` that

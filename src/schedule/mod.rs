@@ -1,15 +1,17 @@
 //! When to check a watch next. Pure functions of the watch's schedule state, the
 //! outcome of a check and the time; the [`runner`] does the waiting.
 //!
-//! Three strategies (DESIGN 3), chosen per watch (default `schedule.strategy`):
-//! - `adaptive` (seed 000, figure 3): A = how long it took to see the last update, B = the
-//!   predicted interval until the next check, C = time since the last update. On an
-//!   update: A := C, B := 0.8·A, C := 0. Without one: B := B + A/2. B is clamped to
-//!   `[min_interval, max_interval]`, and once the page's v and some history are known,
-//!   to z·v over the busiest hourly rate seen (the capacity cap: a quiet night must not
-//!   grow B past the morning rush; `bench/README.md` shows the losses it prevents).
-//! - `periodic` (seed 002): the daily model of [`periodic`]; it falls back to `adaptive`
-//!   until the watch has `periodic_min_days` of history and a known effective link count.
+//! Three strategies (`docs/design.md` §4), chosen per watch (default `schedule.strategy`):
+//! - `adaptive` (figure 3 of *Website Update Monitor Based on Web Crawler and Improved LCS
+//!   Algorithms*): A = how long it took to see the last update, B = the predicted interval
+//!   until the next check, C = time since the last update. On an update: A := C,
+//!   B := 0.8·A, C := 0. Without one: B := B + A/2. B is clamped to
+//!   `[min_interval, max_interval]`, and once the page's v and some history are known, to
+//!   z·v over the busiest hourly rate seen (the capacity cap: a quiet night must not grow
+//!   B past the morning rush; `bench/README.md` shows the losses it prevents).
+//! - `periodic` (*Research on Incremental Updating Strategy of Web Forum Based on
+//!   Statistics*): the daily model of [`periodic`]; it falls back to `adaptive` until the
+//!   watch has `periodic_min_days` of history and a known effective link count.
 //! - `fixed`: always `initial_interval`.
 //!
 //! Whatever the strategy, every successful check feeds the history and the A/B/C state,

@@ -1,5 +1,6 @@
 //! What scheduling needs to know about a page's links: its effective link count v
-//! (seed 002, definition 2) and whether a check probably lost items.
+//! (definition 2 of *Research on Incremental Updating Strategy of Web Forum Based on
+//! Statistics*) and whether a check probably lost items.
 //!
 //! **v.** The paper: fetch the page at t1 and t2 far enough apart that every item link
 //! was replaced; the links of t2 not on the page at t1 are its effective links, the rest

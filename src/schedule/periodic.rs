@@ -1,8 +1,9 @@
-//! The daily-periodic model of seed 002: pages written by people change with the rhythm
-//! of their day. Per watch, [`History`] keeps how many new links were seen in each hour of
-//! each weekday (a fixed 7 × 24 array, decayed so that about four weeks count, never a
-//! log). [`History::model`] averages it over days into rates r_i at times t_i, fits a
-//! least-squares polynomial f(t) on normalized time, and [`DailyModel::solve`] finds the
+//! The daily-periodic model of *Research on Incremental Updating Strategy of Web Forum
+//! Based on Statistics* (`docs/design.md` §4): pages written by people change with the
+//! rhythm of their day. Per watch, [`History`] keeps how many new links were seen in each
+//! hour of each weekday (a fixed 7 × 24 array, decayed so that about four weeks count,
+//! never a log). [`History::model`] averages it over days into rates r_i at times t_i, fits
+//! a least-squares polynomial f(t) on normalized time, and [`DailyModel::solve`] finds the
 //! next check b after a as the time where ∫_a^b f = z·v.
 //!
 //! Two things the paper leaves open, decided here:

@@ -71,7 +71,7 @@ pub struct WatchJson {
     pub crawl: Option<crate::crawl::state::Summary>,
 }
 
-/// How a watch is scheduled (DESIGN 3).
+/// How a watch is scheduled (`docs/design.md` §4).
 #[derive(Debug, Serialize)]
 pub struct ScheduleJson {
     /// The watch's strategy: its own, else the config's default.

@@ -36,7 +36,7 @@ async fn feed(
     items.retain(|i| once.insert(i.id.clone()));
     if items.is_empty() {
         if let Some(s) = &state {
-            items = first_items(&app, &watch, s)?;
+            items = first_items(&app, &watch, s);
         }
     }
     let title = app.display_title(&watch, state.as_ref());
@@ -68,20 +68,20 @@ async fn feed(
 /// the page is now watched, linking to it. It is derived, not stored, with an id of its
 /// own; once a check finds new items (or the baseline stored a backfill) the feed shows
 /// those instead.
-fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>, ApiError> {
+fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Vec<Item> {
     let Some(at) = state
         .baseline_at
         .or(state.link_fingerprint.as_ref().and(state.last_check))
     else {
-        return Ok(Vec::new());
+        return Vec::new();
     };
     let title = app.display_title(watch, Some(state));
-    Ok(vec![Item {
+    vec![Item {
         id: format!("watching-{}", watch.id),
         title: format!("sitefeed now watches {title}"),
         link: watch.url.clone(),
         first_seen: at,
-    }])
+    }]
 }
 
 async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {

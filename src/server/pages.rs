@@ -416,7 +416,7 @@ async fn preview_page(
         @match &result {
             Err(m) => p.msg #error { (m) },
             Ok(p) => {
-                @let new = p.links.iter().filter(|l| l.new()).count();
+                @let new = p.links.iter().filter(|l| l.is_item()).count();
                 p #summary {
                     (p.links.len()) " links extracted"
                     @if let Some(t) = &p.title { " from " em { (t) } }
@@ -427,9 +427,9 @@ async fn preview_page(
                 table #links {
                     tr { th { "#" } th { "" } th { "Link text" } th { "URL" } }
                     @for (n, l) in p.links.iter().enumerate() {
-                        tr class=[l.new().then_some("new")] {
+                        tr class=[l.is_item().then_some("new")] {
                             td { (n + 1) }
-                            td { @if l.new() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
+                            td { @if l.is_item() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
                             td { (l.link.text) }
                             td { a href=(l.link.url) { (l.link.url) } }
                         }

@@ -22,7 +22,7 @@ pub struct PreviewLink {
 
 impl PreviewLink {
     /// The next check would make it an item.
-    pub fn new(&self) -> bool {
+    pub fn is_item(&self) -> bool {
         self.verdict == Verdict::Item
     }
 }
@@ -76,7 +76,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         let a = analysis::analyse(
             &store.history(&watch.id),
             &watch,
-            &prev,
+            &prev.prev(),
             &input,
             &Params::default(),
             now,

@@ -18,9 +18,7 @@ use crate::model::{Item, Link, Status, Watch, WatchId};
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Items kept per watch; older ones are deleted in the batch that adds new ones. Feeds
-/// show at most `feed.max_items` (validated to be no more than this).
-pub const ITEMS_KEPT: u64 = 1000;
+pub use crate::model::ITEMS_KEPT;
 
 /// Leading byte of JSON values (see `codec.rs`).
 const VALUE_V1: u8 = codec::JSON_V1;
@@ -61,7 +59,7 @@ pub struct WatchState {
     pub link_fingerprint: Option<String>,
     /// The page's `<title>`.
     pub page_title: Option<String>,
-    /// Adaptive schedule state, seconds (DESIGN 3: A, B, C).
+    /// Adaptive schedule state, seconds (`docs/design.md` §4: A, B, C).
     pub sched: crate::schedule::Adaptive,
     /// Highest item sequence number used.
     pub item_seq: u64,
@@ -76,7 +74,8 @@ pub struct WatchState {
     #[serde(default)]
     pub nofollow: bool,
     /// Daily history, effective link count, probable losses and the strategy in force
-    /// (DESIGN 3; `schedule::Learned`). Absent in stores written before it existed.
+    /// (`docs/design.md` §4; `schedule::Learned`). Absent in stores written before it
+    /// existed.
     #[serde(default)]
     pub learned: crate::schedule::Learned,
     /// Entries of the page to show as items while the feed has none (backfill of N asked
@@ -121,6 +120,18 @@ impl crate::analysis::History for WatchHistory<'_> {
     }
     fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
         self.store.is_seen(self.id, url)
+    }
+}
+
+impl WatchState {
+    /// What the analysis needs of this state.
+    pub fn prev(&self) -> crate::analysis::Prev<'_> {
+        crate::analysis::Prev {
+            raw_fingerprint: self.raw_fingerprint.as_deref(),
+            link_fingerprint: self.link_fingerprint.as_deref(),
+            entry_roles: &self.entry_roles,
+            backfill: self.backfill,
+        }
     }
 }
 

@@ -142,11 +142,12 @@ pub fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// A config for tests: private addresses allowed, a temporary data directory.
+/// A config for tests: private addresses allowed, no delay between two requests to one
+/// host (the politeness tests set the delay they test), a temporary data directory.
 pub fn config(data: &std::path::Path) -> Config {
     let text = format!(
         "[storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\ntimeout_secs = 5\n\
-         [schedule]\ninitial_interval = \"1h\"\n",
+         per_host_delay_ms = 0\n[schedule]\ninitial_interval = \"1h\"\n",
         data.display().to_string()
     );
     Config::from_toml(&text, std::path::Path::new("test.toml"), &|_| None).expect("test config")
@@ -197,7 +198,8 @@ impl Drop for ServeProcess {
 }
 
 /// Starts `sitefeed serve` with a config written to `dir/sitefeed.toml` (data in
-/// `dir/data`, private addresses allowed, checks a day apart) and waits until it answers.
+/// `dir/data`, private addresses allowed, no per-host delay, checks a day apart) and waits
+/// until it answers.
 pub async fn start_serve(dir: &std::path::Path) -> ServeProcess {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .expect("bind")
@@ -210,7 +212,7 @@ pub async fn start_serve(dir: &std::path::Path) -> ServeProcess {
         format!(
             "[server]\nlisten = \"127.0.0.1:{port}\"\nbase_url = \"http://127.0.0.1:{port}\"\n\
              [storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\n\
-             [schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
+             per_host_delay_ms = 0\n[schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
             dir.join("data").display().to_string()
         ),
     )

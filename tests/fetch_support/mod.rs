@@ -193,12 +193,23 @@ pub enum Misbehave {
 
 /// A raw TCP server; returns its address and a counter of page requests.
 pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
+    let (addr, count, _) = raw_server_logged(how).await;
+    (addr, count)
+}
+
+/// [`raw_server`], and the instants at which the client hung up a hanging request
+/// ([`Misbehave::Hang`], [`Misbehave::HangAll`]): when the fetcher gave up on it.
+pub async fn raw_server_logged(
+    how: Misbehave,
+) -> (SocketAddr, Arc<Mutex<usize>>, Arc<Mutex<Vec<Instant>>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let count = Arc::new(Mutex::new(0));
+    let hung_up = Arc::new(Mutex::new(Vec::new()));
     let c = count.clone();
+    let h = hung_up.clone();
     tokio::spawn(async move {
         loop {
             let Ok((mut sock, _)) = listener.accept().await else {
@@ -206,6 +217,7 @@ pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
             };
             let how = how.clone();
             let c = c.clone();
+            let h = h.clone();
             tokio::spawn(async move {
                 let mut head = Vec::new();
                 let mut buf = [0u8; 1024];
@@ -222,19 +234,27 @@ pub async fn raw_server(how: Misbehave) -> (SocketAddr, Arc<Mutex<usize>>) {
                     return;
                 }
                 *c.lock().expect("count") += 1;
+                if matches!(how, Misbehave::Hang | Misbehave::HangAll) {
+                    // Never answer; note when the client hangs up (bounded at 60 s).
+                    let gone = tokio::time::timeout(Duration::from_secs(60), async {
+                        while matches!(sock.read(&mut buf).await, Ok(n) if n > 0) {}
+                    })
+                    .await;
+                    if gone.is_ok() {
+                        h.lock().expect("hung up").push(Instant::now());
+                    }
+                    return;
+                }
                 let _ = misbehave(&mut sock, &how).await;
             });
         }
     });
-    (addr, count)
+    (addr, count, hung_up)
 }
 
 async fn misbehave(sock: &mut tokio::net::TcpStream, how: &Misbehave) -> std::io::Result<()> {
     match how {
-        Misbehave::Hang | Misbehave::HangAll => {
-            tokio::time::sleep(Duration::from_secs(60)).await;
-            Ok(())
-        }
+        Misbehave::Hang | Misbehave::HangAll => Ok(()), // handled by the caller
         Misbehave::Drip { every } => {
             sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html><body>")
                 .await?;

@@ -1,0 +1,631 @@
+//! Imports between the top-level modules of `src/` must not form new cycles.
+//!
+//! The test reads the source text of the library (not the binary, `src/main.rs`): every
+//! `crate::module` path in code, and every `super::` path that climbs to the crate root.
+//! Comments, doc comments (an intra-doc link is not a dependency), string literals and
+//! test-only code (`#[cfg(test)] mod … { }`, and the `tests.rs` / `*_tests.rs` files such
+//! a module names) are not read. That gives the graph "module A names module B".
+//!
+//! An import A → B lies on a cycle exactly when B also reaches A. Every new cycle
+//! contains at least one import that was not on a cycle before, so the test compares the
+//! imports on cycles with the explicit list [`ON_CYCLES_TODAY`]: one that is not listed
+//! fails (with the cycle it closes, file and line for each step), and one that is listed
+//! but no longer on a cycle fails too, so the list only ever shrinks (the failure prints
+//! the list as it should now read).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The imports between top-level modules that lie on a cycle today: debts to pay back,
+/// never to add to. Each row is a module and the modules it names that also reach it
+/// back.
+///
+/// Two tangles exist. `cli` ↔ `remote`: the CLI goes through `remote` while a server
+/// holds the store, and `remote` reuses the CLI's command types. The other one holds the
+/// service's modules because a few imports still point up:
+/// - `store` → `schedule` and `store` → `crawl` (`WatchState` holds the schedule's and
+///   the deep crawl's state);
+/// - `check` → `crawl` and `crawl` → `store` while `store` names the crawl's state;
+/// - `schedule` → `app` (the runner drives the `App`, which starts the runner) and
+///   `server` → `app` (the `App` starts the server);
+/// - `error` → `store` and `metrics` → `check`, which sit low but name the service's
+///   types.
+///
+/// The page analysis (`analysis`, `entries`, `diff`, `extract`) and `model`, `config`
+/// and `fetch` are on no cycle.
+const ON_CYCLES_TODAY: &[(&str, &[&str])] = &[
+    (
+        "app",
+        &["check", "error", "metrics", "schedule", "server", "store"],
+    ),
+    ("check", &["crawl", "schedule", "store"]),
+    ("cli", &["remote"]),
+    ("crawl", &["store"]),
+    ("error", &["store"]),
+    ("metrics", &["check"]),
+    ("remote", &["cli"]),
+    ("schedule", &["app"]),
+    ("server", &["app", "crawl", "schedule", "store"]),
+    ("store", &["crawl", "schedule"]),
+];
+
+#[derive(Debug)]
+struct Use {
+    file: PathBuf,
+    line: usize,
+}
+
+/// Edges `from → to` with one place that makes each.
+type Graph = BTreeMap<String, BTreeMap<String, Use>>;
+
+fn src_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+#[test]
+fn top_level_modules_form_no_new_cycles() {
+    let graph = module_graph(&src_dir());
+    assert!(
+        graph.len() > 5,
+        "found too few modules in src/ ({graph:?}): is the test reading the right folder?"
+    );
+    let on_cycles = edges_on_cycles(&graph);
+    let allowed: BTreeSet<(String, String)> = ON_CYCLES_TODAY
+        .iter()
+        .flat_map(|(from, tos)| tos.iter().map(|to| ((*from).to_owned(), (*to).to_owned())))
+        .collect();
+
+    let mut report = String::new();
+    for (from, to) in on_cycles.difference(&allowed) {
+        let _ = writeln!(
+            report,
+            "new import cycle: {}",
+            describe_cycle(&graph, from, to)
+        );
+    }
+    let gone: Vec<_> = allowed.difference(&on_cycles).collect();
+    if !gone.is_empty() {
+        for (from, to) in &gone {
+            let _ = writeln!(report, "{from} → {to} is no longer on a cycle");
+        }
+        let _ = writeln!(
+            report,
+            "shrink ON_CYCLES_TODAY in tests/layering.rs to:\n{}",
+            as_rows(&on_cycles.intersection(&allowed).cloned().collect())
+        );
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+/// The reader itself: it must see paths in code and only there.
+#[test]
+fn reader_finds_paths_in_code_only() {
+    let text = r##"
+        //! A doc link to [`crate::doc_only`].
+        use crate::{alpha::{A, B}, beta, self as _};
+        use crate::gamma::C;
+        fn f<'a>(x: &'a str) -> u8 {
+            let s = "crate::in_string \" crate::still_string"; let r = r#"crate::in_raw"#;
+            let c = '"'; // crate::in_comment
+            /* crate::in_block /* nested */ crate::still_block */
+            crate::delta::g(super::epsilon::h())
+        }
+        #[cfg(test)]
+        mod tests { use crate::test_only::T; }
+        fn after() { crate::zeta::z() }
+    "##;
+    let deps = referenced_modules(text, 1);
+    let names: Vec<&str> = deps.keys().map(String::as_str).collect();
+    // `super::epsilon` from a top-level file (depth 1) climbs to the crate root.
+    assert_eq!(
+        names,
+        ["alpha", "beta", "delta", "epsilon", "gamma", "zeta"]
+    );
+    assert_eq!(deps.get("delta"), Some(&9));
+
+    assert_eq!(
+        declared_modules(&code_only(
+            "#[cfg(test)]\nmod tests;\npub mod a;\nmod b { }"
+        )),
+        [("tests".to_owned(), true), ("a".to_owned(), false)]
+    );
+
+    // Two levels down, one `super::` stays inside the module.
+    let inner = referenced_modules("fn f() { super::sibling::x() }", 2);
+    assert!(inner.is_empty(), "{inner:?}");
+}
+
+#[test]
+fn cycle_check_sees_a_new_cycle() {
+    let mut graph = Graph::new();
+    let add = |g: &mut Graph, a: &str, b: &str| {
+        g.entry(a.into()).or_default().insert(
+            b.into(),
+            Use {
+                file: PathBuf::from(format!("{a}.rs")),
+                line: 1,
+            },
+        );
+    };
+    for (a, b) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("d", "e")] {
+        add(&mut graph, a, b);
+    }
+    let pairs = |v: &[(&str, &str)]| -> BTreeSet<(String, String)> {
+        v.iter().map(|(a, b)| ((*a).into(), (*b).into())).collect()
+    };
+    assert_eq!(
+        edges_on_cycles(&graph),
+        pairs(&[("a", "b"), ("b", "c"), ("c", "a")])
+    );
+    // e → b closes b → c → d → e → b; c → d, d → e and e → b join the cycles.
+    add(&mut graph, "e", "b");
+    assert_eq!(
+        edges_on_cycles(&graph),
+        pairs(&[
+            ("a", "b"),
+            ("b", "c"),
+            ("c", "a"),
+            ("c", "d"),
+            ("d", "e"),
+            ("e", "b")
+        ])
+    );
+    assert_eq!(
+        describe_cycle(&graph, "e", "b"),
+        "e → b (src/e.rs:1) → c (src/b.rs:1) → d (src/c.rs:1) → e (src/d.rs:1)"
+    );
+}
+
+/// Reads the library's modules: every `.rs` file below `src` except `main.rs` and the
+/// files of test-only modules.
+fn module_graph(src: &Path) -> Graph {
+    let lib = std::fs::read_to_string(src.join("lib.rs"))
+        .unwrap_or_else(|e| panic!("cannot read src/lib.rs: {e}"));
+    let top_level: BTreeSet<String> = declared_modules(&code_only(&lib))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let mut files = Vec::new();
+    collect_rs(src, &mut files);
+    files.sort();
+    let mut texts = BTreeMap::new();
+    let mut test_only = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+        for (name, is_test) in declared_modules(&code_only(&text)) {
+            if is_test {
+                test_only.extend(module_files(&file, &name));
+            }
+        }
+        texts.insert(file, text);
+    }
+
+    let mut graph = Graph::new();
+    for (file, text) in &texts {
+        let rel = file.strip_prefix(src).unwrap_or(file);
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let top = parts[0].trim_end_matches(".rs").to_owned();
+        if !top_level.contains(&top) || test_only.contains(file) {
+            continue;
+        }
+        // How many `super::` a path must climb to reach the crate root: a file `a/b.rs`
+        // is module `a::b` (depth 2), `a/mod.rs` and `a.rs` are `a` (depth 1). (Inline
+        // `mod x { }` blocks are not followed: a `super::` inside one is read as if it
+        // were outside; the names it reaches must still be top-level modules to count.)
+        let depth = if parts.last().is_some_and(|l| l == "mod.rs") {
+            parts.len() - 1
+        } else {
+            parts.len()
+        };
+        let node = graph.entry(top.clone()).or_default();
+        for (module, line) in referenced_modules(text, depth) {
+            if module != top && top_level.contains(&module) {
+                node.entry(module).or_insert(Use {
+                    file: rel.to_path_buf(),
+                    line,
+                });
+            }
+        }
+    }
+    graph
+}
+
+/// The `mod name;` declarations of a file (code only), each with whether it is under
+/// `#[cfg(test)]`.
+fn declared_modules(code: &str) -> Vec<(String, bool)> {
+    let tokens = tokens(code);
+    let mut out = Vec::new();
+    for (i, (word, _)) in tokens.iter().enumerate() {
+        let declares = word == "mod"
+            && tokens.get(i + 2).is_some_and(|t| t.0 == ";")
+            && tokens.get(i + 1).is_some_and(|t| is_ident(&t.0));
+        if declares {
+            let before: String = tokens[i.saturating_sub(9)..i]
+                .iter()
+                .map(|t| t.0.as_str())
+                .collect();
+            let is_test = before.ends_with("#[cfg(test)]") || before.ends_with("#[cfg(test)]pub");
+            out.push((tokens[i + 1].0.clone(), is_test));
+        }
+    }
+    out
+}
+
+/// The files module `name`, declared in `file`, may live in.
+fn module_files(file: &Path, name: &str) -> [PathBuf; 2] {
+    let dir = file.parent().unwrap_or(file);
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let base = if stem == "mod" || stem == "lib" {
+        dir.to_path_buf()
+    } else {
+        dir.join(stem)
+    };
+    [
+        base.join(format!("{name}.rs")),
+        base.join(name).join("mod.rs"),
+    ]
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules a file of module depth `depth` names in code, each with the line
+/// of its first mention.
+fn referenced_modules(text: &str, depth: usize) -> BTreeMap<String, usize> {
+    let code = drop_test_modules(&code_only(text));
+    let tokens = tokens(&code);
+    let mut found = BTreeMap::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let (ref word, line) = tokens[i];
+        if word == "crate" && tokens.get(i + 1).is_some_and(|t| t.0 == "::") {
+            for module in path_heads(&tokens, i + 2) {
+                found.entry(module).or_insert(line);
+            }
+        } else if word == "super" && (i == 0 || tokens[i - 1].0 != "::") {
+            // Count the run of `super::`; past the crate root the next segment is a
+            // top-level module.
+            let mut j = i;
+            let mut ups = 0;
+            while tokens.get(j).is_some_and(|t| t.0 == "super")
+                && tokens.get(j + 1).is_some_and(|t| t.0 == "::")
+            {
+                ups += 1;
+                j += 2;
+            }
+            if ups >= depth {
+                for module in path_heads(&tokens, j) {
+                    found.entry(module).or_insert(line);
+                }
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The first segments of the paths that start at token `i`: `a` in `a::b`, and `a`, `b`
+/// in `{a::x, b, self}`.
+fn path_heads(tokens: &[(String, usize)], i: usize) -> Vec<String> {
+    let Some((first, _)) = tokens.get(i) else {
+        return Vec::new();
+    };
+    if first != "{" {
+        return if is_ident(first) && first != "self" {
+            vec![first.clone()]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut heads = Vec::new();
+    let mut nesting = 0usize;
+    let mut expect_head = true;
+    for (tok, _) in &tokens[i + 1..] {
+        match tok.as_str() {
+            "{" => nesting += 1,
+            "}" if nesting == 0 => break,
+            "}" => nesting -= 1,
+            "," if nesting == 0 => expect_head = true,
+            t if expect_head && nesting == 0 => {
+                if is_ident(t) && t != "self" {
+                    heads.push(t.to_owned());
+                }
+                expect_head = false;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+fn is_ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Splits code into identifiers, `::` and single punctuation characters, with line
+/// numbers (1-based).
+fn tokens(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut line = 1;
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push((chars[start..i].iter().collect(), line));
+        } else if c == ':' && chars.get(i + 1) == Some(&':') {
+            out.push(("::".to_owned(), line));
+            i += 2;
+        } else {
+            out.push((c.to_string(), line));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The text with comments, string and character literals blanked (newlines kept, so
+/// line numbers still hold).
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut nesting = 0usize;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    nesting += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    nesting -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if nesting == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+            }
+        } else if let Some(hashes) = raw_string_start(&chars, i) {
+            // r"…", r#"…"#, br#"…"#: skip to the quote followed by as many hashes.
+            let open = chars[i..]
+                .iter()
+                .position(|&c| c == '"')
+                .map_or(i, |p| i + p);
+            for _ in i..=open {
+                out.push(' ');
+            }
+            i = open + 1;
+            while i < chars.len() {
+                if chars[i] == '"' && (0..hashes).all(|k| chars.get(i + 1 + k) == Some(&'#')) {
+                    for _ in 0..=hashes {
+                        out.push(' ');
+                    }
+                    i += 1 + hashes;
+                    break;
+                }
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '"' {
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if let Some(&ch) = chars.get(i) {
+                    blank(&mut out, ch);
+                }
+                i += 1;
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{1F600}') or a lifetime ('a).
+            let len = if next == Some('\\') {
+                chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map(|p| p + 3)
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(3)
+            } else {
+                None
+            };
+            if let Some(len) = len {
+                out.extend(std::iter::repeat(' ').take(len));
+                i += len;
+            } else {
+                out.push(c);
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `Some(number of #)` when a raw string literal starts at `i`.
+fn raw_string_start(chars: &[char], i: usize) -> Option<usize> {
+    if i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_') {
+        return None;
+    }
+    let mut j = i;
+    if chars.get(j) == Some(&'b') {
+        j += 1;
+    }
+    if chars.get(j) != Some(&'r') {
+        return None;
+    }
+    j += 1;
+    let mut hashes = 0;
+    while chars.get(j) == Some(&'#') {
+        hashes += 1;
+        j += 1;
+    }
+    (chars.get(j) == Some(&'"')).then_some(hashes)
+}
+
+/// Blanks the bodies of `#[cfg(test)] mod name { … }` (code only compiled for tests).
+fn drop_test_modules(code: &str) -> String {
+    let mut out: Vec<char> = code.chars().collect();
+    let squashed = |out: &[char], from: usize| -> String {
+        out[from..]
+            .iter()
+            .filter(|c| !c.is_whitespace())
+            .take(20)
+            .collect()
+    };
+    let mut i = 0;
+    while i < out.len() {
+        if out[i] == '#' && squashed(&out, i).starts_with("#[cfg(test)]") {
+            // The item after the attribute: blank it when it is an inline module.
+            let Some(close) = out[i..].iter().position(|&c| c == ']').map(|p| i + p) else {
+                break;
+            };
+            let rest: String = out[close + 1..].iter().take(200).collect();
+            let item = rest.trim_start();
+            let is_mod = item.starts_with("mod ") || item.starts_with("pub mod ");
+            let brace = out[close + 1..]
+                .iter()
+                .position(|&c| c == '{' || c == ';')
+                .map(|p| close + 1 + p);
+            if let (true, Some(open)) = (is_mod, brace) {
+                if out[open] == '{' {
+                    let mut nesting = 0usize;
+                    let mut j = open;
+                    while j < out.len() {
+                        match out[j] {
+                            '{' => nesting += 1,
+                            '}' => nesting -= 1,
+                            _ => {}
+                        }
+                        if out[j] != '\n' {
+                            out[j] = ' ';
+                        }
+                        j += 1;
+                        if nesting == 0 {
+                            break;
+                        }
+                    }
+                    i = j;
+                    continue;
+                }
+            }
+            i = close + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The edges `a → b` where `b` reaches `a` again.
+fn edges_on_cycles(graph: &Graph) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (from, tos) in graph {
+        for to in tos.keys() {
+            if path(graph, to, from).is_some() {
+                out.insert((from.clone(), to.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// A shortest path of modules from `from` to `to` (both included), breadth first.
+fn path(graph: &Graph, from: &str, to: &str) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<String, String> = BTreeMap::new();
+    let mut queue = VecDeque::from([from.to_owned()]);
+    while let Some(at) = queue.pop_front() {
+        if at == to {
+            let mut path = vec![at];
+            while let Some(prev) = path.last().and_then(|p| came_from.get(p)) {
+                path.push(prev.clone());
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for next in graph.get(&at).into_iter().flat_map(BTreeMap::keys) {
+            if next != from && !came_from.contains_key(next) {
+                came_from.insert(next.clone(), at.clone());
+                queue.push_back(next.clone());
+            }
+        }
+    }
+    None
+}
+
+/// `from → to → … → from`, each step with the file and line of one path that makes it.
+fn describe_cycle(graph: &Graph, from: &str, to: &str) -> String {
+    let mut steps = vec![from.to_owned()];
+    steps.extend(path(graph, to, from).unwrap_or_default());
+    let mut s = from.to_owned();
+    for pair in steps.windows(2) {
+        let at = graph
+            .get(&pair[0])
+            .and_then(|m| m.get(&pair[1]))
+            .map(|u| format!("{}:{}", u.file.display(), u.line))
+            .unwrap_or_default();
+        let _ = write!(s, " → {} (src/{at})", pair[1]);
+    }
+    s
+}
+
+/// The edges in the form of [`ON_CYCLES_TODAY`].
+fn as_rows(edges: &BTreeSet<(String, String)>) -> String {
+    let mut rows: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (from, to) in edges {
+        rows.entry(from).or_default().push(to);
+    }
+    let mut s = String::new();
+    for (from, tos) in rows {
+        let _ = writeln!(s, "    ({from:?}, &{tos:?}),");
+    }
+    s
+}
