@@ -413,6 +413,10 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
 }
 
 #[tokio::test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one story: plain and backfilled watch side by side"
+)]
 async fn a_new_watch_neither_floods_nor_stays_empty() {
     let v1 = ten();
     let site = Site::start(&refs(&v1)).await;
