@@ -127,7 +127,7 @@ impl Default for Params {
             block_text: 4,
             rich_share: 0.5,
             bare_title_width: 20,
-            distinct_title_width: 16,
+            distinct_title_width: 8,
         }
     }
 }

@@ -157,7 +157,16 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     attach_labels(&roles, ctx, entry_of, &main, &container)
 }
 
-/// Title-like links: text of their own, in a heading or wide. An entry's element holds
+/// A text that reads as a title: wide, and several words (or mostly non-ASCII script,
+/// which may not separate words), not one token such as a file name.
+fn title_like(s: &str) -> bool {
+    let chars = s.chars().count();
+    decide::width(s) >= 20
+        && (s.split_whitespace().count() >= 3
+            || s.chars().filter(|c| !c.is_ascii()).count() * 2 > chars)
+}
+
+/// Title-like links: text of their own, in a heading or [`title_like`]. An entry's element holds
 /// no title-like link to another URL: when the tag and class names of a section's
 /// teasers vary, the element around one teaser that holds none of its own role can be
 /// the whole section, and it must not swallow the other teasers.
@@ -172,9 +181,9 @@ impl<'a> Rivals<'a> {
     fn new(links: &'a [Link], ctx: &[Option<Context>]) -> Self {
         let strong: Vec<bool> = (0..links.len())
             .map(|i| {
-                ctx.get(i).and_then(Option::as_ref).is_some_and(|c| {
-                    c.has_text && (c.heading || decide::width(&links[i].text) >= 20)
-                })
+                ctx.get(i)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|c| c.has_text && (c.heading || title_like(&links[i].text)))
             })
             .collect();
         let mut before = Vec::with_capacity(strong.len() + 1);

@@ -21,6 +21,7 @@
 
 pub mod corpus;
 pub mod synth;
+pub mod synth_kinds;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -325,7 +326,7 @@ fn grid() -> Vec<crate::analysis::Params> {
     for block_text in [2, 4, 8] {
         for rich_share in [0.3, 0.5, 0.7] {
             for bare_title_width in [14, 20, 28] {
-                for distinct_title_width in [10, 16, 24] {
+                for distinct_title_width in [4, 8, 16] {
                     out.push(crate::analysis::Params {
                         block_text,
                         rich_share,

@@ -30,6 +30,7 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::synth_kinds as kinds;
 use crate::error::Error;
 
 /// A small deterministic generator (SplitMix64): the corpus depends on the seed only.
@@ -68,7 +69,7 @@ impl Rng {
     }
 }
 
-const WORDS: &[&str] = &[
+pub(super) const WORDS: &[&str] = &[
     "market",
     "river",
     "council",
@@ -144,7 +145,7 @@ const JA: &[&str] = &[
 ];
 
 /// A title of `lo..=hi` words.
-fn title(rng: &mut Rng, words: &[&str], lo: usize, hi: usize, sep: &str) -> String {
+pub(super) fn title(rng: &mut Rng, words: &[&str], lo: usize, hi: usize, sep: &str) -> String {
     let n = rng.range(lo, hi);
     (0..n)
         .map(|_| *rng.pick(words))
@@ -153,29 +154,29 @@ fn title(rng: &mut Rng, words: &[&str], lo: usize, hi: usize, sep: &str) -> Stri
 }
 
 /// One version of a page: its HTML and its links `(path, text)` in page order.
-struct Version {
+pub(super) struct Version {
     html: String,
     links: Vec<(String, String)>,
 }
 
 /// Collects the links of a page while its HTML is written.
 #[derive(Default)]
-struct Page {
+pub(super) struct Page {
     html: String,
     links: Vec<(String, String)>,
 }
 
 impl Page {
-    fn raw(&mut self, s: &str) {
+    pub(super) fn raw(&mut self, s: &str) {
         self.html.push_str(s);
     }
 
     /// `<a href=path class=class>text</a>`; `text` is plain (no markup) unless `inner`.
-    fn a(&mut self, path: &str, class: &str, text: &str) {
+    pub(super) fn a(&mut self, path: &str, class: &str, text: &str) {
         self.a_inner(path, class, &escape(text), text);
     }
 
-    fn a_inner(&mut self, path: &str, class: &str, inner: &str, text: &str) {
+    pub(super) fn a_inner(&mut self, path: &str, class: &str, inner: &str, text: &str) {
         let class = if class.is_empty() {
             String::new()
         } else {
@@ -185,7 +186,7 @@ impl Page {
         self.links.push((path.to_owned(), text.to_owned()));
     }
 
-    fn done(self) -> Version {
+    pub(super) fn done(self) -> Version {
         Version {
             html: self.html,
             links: self.links,
@@ -200,7 +201,7 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn head(p: &mut Page, charset: &str, title: &str, nav: &[(&str, &str)]) {
+pub(super) fn head(p: &mut Page, charset: &str, title: &str, nav: &[(&str, &str)]) {
     let _ = write!(
         p.html,
         "<!doctype html><html><head><meta charset=\"{charset}\"><title>{title}</title>\
@@ -215,7 +216,7 @@ fn head(p: &mut Page, charset: &str, title: &str, nav: &[(&str, &str)]) {
     p.raw("</ul></nav></header>");
 }
 
-fn foot(p: &mut Page, rng: &mut Rng, version: usize) {
+pub(super) fn foot(p: &mut Page, rng: &mut Rng, version: usize) {
     p.raw("<footer><ul class=\"links\">");
     for (path, text) in [
         ("/about", "About"),
@@ -651,6 +652,31 @@ const SITES: &[(&str, &str, &str, Generator)] = &[
     ("board-sjis", "https://board.example/", "shift_jis", board),
     ("biglist", "https://big.example/", "utf-8", biglist),
     ("redesign", "https://blog.example/", "utf-8", redesign),
+    (
+        "turnover",
+        "https://paper.example/economy/",
+        "utf-8",
+        kinds::turnover,
+    ),
+    ("ticker", "https://school.example/", "utf-8", kinds::ticker),
+    (
+        "stats-office",
+        "https://stats.example/",
+        "utf-8",
+        kinds::stats_office,
+    ),
+    (
+        "theme-upgrade",
+        "https://notes.example/",
+        "utf-8",
+        kinds::theme_upgrade,
+    ),
+    (
+        "releases",
+        "https://tool.example/releases/",
+        "utf-8",
+        kinds::releases,
+    ),
 ];
 
 fn io(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -712,7 +738,7 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
         write(&site_dir.join("meta.json"), meta.to_string().as_bytes())?;
         write(&site_dir.join("truth.json"), truth.to_string().as_bytes())?;
     }
-    let labels = json!({
+    let mut labels = json!({
         "_doc": "Secondary links of the synthetic sites and the redesign step (see src/eval/synth.rs).",
         "forum-gbk": {"not_entries": ["/member/", "/go/"]},
         "news": {"not_entries": ["/comments$", "[?&]page="]},
@@ -721,6 +747,10 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
         "biglist": {"not_entries": ["/full$"]},
         "redesign": {"not_entries": [], "chrome_steps": [REDESIGN_AT - 1]},
     });
+    if let (Some(all), serde_json::Value::Object(more)) = (labels.as_object_mut(), kinds::labels())
+    {
+        all.extend(more);
+    }
     write(&dir.join("labels.json"), labels.to_string().as_bytes())
 }
 
