@@ -21,7 +21,7 @@
 
 pub mod corpus;
 pub mod synth;
-pub mod synth_kinds;
+mod synth_kinds;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

@@ -14,7 +14,7 @@
 use super::synth::{foot, head, title, Page, Rng, Version, WORDS};
 
 /// The step at which `stats-office` and `theme-upgrade` change their layout.
-pub const CHANGE_AT: usize = 12;
+pub(super) const CHANGE_AT: usize = 12;
 
 fn teaser(p: &mut Page, class: &str, id: usize, t: &str) {
     p.raw(&format!(
@@ -32,7 +32,7 @@ fn slug(t: &str, id: usize) -> String {
     format!("{}-{id}", t.to_ascii_lowercase().replace(' ', "-"))
 }
 
-pub fn turnover(rng: &mut Rng, versions: usize) -> Vec<Version> {
+pub(super) fn turnover(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 100;
     let mut article = |rng: &mut Rng| {
         next += 1;
@@ -77,7 +77,7 @@ pub fn turnover(rng: &mut Rng, versions: usize) -> Vec<Version> {
     out
 }
 
-pub fn ticker(rng: &mut Rng, versions: usize) -> Vec<Version> {
+pub(super) fn ticker(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 700;
     let mut notice = |rng: &mut Rng| {
         next += 1;
@@ -120,7 +120,7 @@ pub fn ticker(rng: &mut Rng, versions: usize) -> Vec<Version> {
     out
 }
 
-pub fn stats_office(rng: &mut Rng, versions: usize) -> Vec<Version> {
+pub(super) fn stats_office(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 40;
     let mut publication = |rng: &mut Rng| {
         next += 1;
@@ -194,7 +194,7 @@ pub fn stats_office(rng: &mut Rng, versions: usize) -> Vec<Version> {
     out
 }
 
-pub fn theme_upgrade(rng: &mut Rng, versions: usize) -> Vec<Version> {
+pub(super) fn theme_upgrade(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 0;
     let mut post = |rng: &mut Rng| {
         next += 1;
@@ -235,7 +235,7 @@ pub fn theme_upgrade(rng: &mut Rng, versions: usize) -> Vec<Version> {
     out
 }
 
-pub fn releases(rng: &mut Rng, versions: usize) -> Vec<Version> {
+pub(super) fn releases(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut minor = 0;
     let mut list: Vec<(String, String)> = Vec::new();
     let mut release = |rng: &mut Rng| {
@@ -290,7 +290,7 @@ pub fn releases(rng: &mut Rng, versions: usize) -> Vec<Version> {
 }
 
 /// The labels of these sites, for `labels.json`.
-pub fn labels() -> serde_json::Value {
+pub(super) fn labels() -> serde_json::Value {
     serde_json::json!({
         "turnover": {"not_entries": []},
         "ticker": {"not_entries": []},
