@@ -365,9 +365,36 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
     Ok(report)
 }
 
+/// Content types an OPML upload may have. Not `text/plain` nor a form type: those are
+/// what another site's page can send here without the browser asking first.
+const OPML_TYPES: [&str; 4] = [
+    "text/xml",
+    "application/xml",
+    "text/x-opml",
+    "application/x-opml+xml",
+];
+
 async fn import_opml(
     State(app): State<Arc<App>>,
-    text: String,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
 ) -> Result<Json<OpmlReport>, ApiError> {
-    Ok(Json(import(&app, &text)?))
+    let ct = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if !OPML_TYPES.contains(&essence.as_str()) {
+        return Err(ApiError::UnsupportedType(format!(
+            "send the OPML document with \"Content-Type: text/xml\" (got `{}`)",
+            ct.chars().take(60).collect::<String>()
+        )));
+    }
+    let text = std::str::from_utf8(&body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the OPML document is not UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            e.valid_up_to()
+        ))
+    })?;
+    Ok(Json(import(&app, text)?))
 }

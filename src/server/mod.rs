@@ -6,6 +6,7 @@ mod error;
 mod feeds;
 mod pages;
 mod preview;
+pub mod session;
 
 use std::sync::Arc;
 
@@ -31,6 +32,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
+        .layer(middleware::from_fn(error::json_errors))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
 }
@@ -52,7 +54,10 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     cancel: tokio_util::sync::CancellationToken,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(async move { cancel.cancelled().await })
+    axum::serve(
+        listener,
+        router(app).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { cancel.cancelled().await })
         .await
 }
