@@ -297,7 +297,10 @@ fn list_into_a_closed_pipe_exits_quietly() {
         // More lines than a pipe buffers (64 KiB), so `list` writes into the closed pipe.
         let store = sitefeed::store::Store::open(&dir.path().join("data"), 8 << 20).expect("store");
         let cfg = sitefeed::Config::from_toml(
-            &format!("[storage]\npath = {:?}\n", dir.path().join("data").display().to_string()),
+            &format!(
+                "[storage]\npath = {:?}\n",
+                dir.path().join("data").display().to_string()
+            ),
             std::path::Path::new("t.toml"),
             &|_| None,
         )

@@ -67,7 +67,12 @@ impl Browser {
         self.send(req).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)], headers: &[(&str, &str)]) -> Answer {
+    async fn post(
+        &mut self,
+        path: &str,
+        form: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> Answer {
         let mut req = self.client.post(format!("{}{path}", self.base)).form(form);
         for (k, v) in headers {
             req = req.header(*k, *v);
@@ -301,7 +306,10 @@ async fn sessions_are_random_server_side_and_end() {
 
     // Logout ends the session on the server: the old cookie is worth nothing.
     let csrf = csrf_field(&one.get("/").await.body);
-    assert_eq!(one.post("/logout", &[("csrf", &csrf)], &[]).await.status, 303);
+    assert_eq!(
+        one.post("/logout", &[("csrf", &csrf)], &[]).await.status,
+        303
+    );
     let mut replay = Browser::new(&base);
     replay.set_cookie("sitefeed_session", &s1);
     assert_eq!(replay.get("/").await.status, 303);
@@ -343,15 +351,28 @@ async fn login_returns_to_the_page_it_came_from() {
     let a = b.get(&format!("/watches/{}/preview?x=1", w.id)).await;
     assert_eq!(a.status, 303);
     let loc = a.location.expect("location");
-    assert_eq!(loc, format!("/login?next=%2Fwatches%2F{}%2Fpreview%3Fx%3D1", w.id));
+    assert_eq!(
+        loc,
+        format!("/login?next=%2Fwatches%2F{}%2Fpreview%3Fx%3D1", w.id)
+    );
     let page = b.get(&loc).await.body;
-    assert!(page.contains(&format!("name=\"next\" value=\"/watches/{}/preview?x=1\"", w.id)), "{page}");
+    assert!(
+        page.contains(&format!(
+            "name=\"next\" value=\"/watches/{}/preview?x=1\"",
+            w.id
+        )),
+        "{page}"
+    );
     let next = format!("/watches/{}", w.id);
     let a = b.login("s3cret", Some(&next)).await;
     assert_eq!(a.location.as_deref(), Some(next.as_str()));
     // Never to another site.
     let mut b = Browser::new(&base);
-    for evil in ["//evil.example/", "https://evil.example/", "/\\evil.example"] {
+    for evil in [
+        "//evil.example/",
+        "https://evil.example/",
+        "/\\evil.example",
+    ] {
         let a = b.login("s3cret", Some(evil)).await;
         assert_eq!(a.location.as_deref(), Some("/"), "{evil}");
     }
@@ -424,14 +445,26 @@ async fn page_text_is_isolated_from_the_sentence_around_it() {
         }
     };
     let index = get(format!("{base}/")).await;
-    assert!(index.contains("<bdi>Board \u{202e}txt.exe</bdi>"), "{index}");
+    assert!(
+        index.contains("<bdi>Board \u{202e}txt.exe</bdi>"),
+        "{index}"
+    );
     let watch = get(format!("{base}/watches/{}", w.id)).await;
-    assert!(watch.contains("<h1><bdi>Board \u{202e}txt.exe</bdi></h1>"), "{watch}");
+    assert!(
+        watch.contains("<h1><bdi>Board \u{202e}txt.exe</bdi></h1>"),
+        "{watch}"
+    );
     let title = &watch[watch.find("<title>").expect("title")..watch.find("</title>").expect("end")];
     assert!(!title.contains('\u{202e}'), "{title}");
     let preview = get(format!("{base}/watches/{}/preview", w.id)).await;
-    assert!(preview.contains("<bdi>First \u{202e}reversed</bdi>"), "{preview}");
-    assert!(preview.contains("<em><bdi>Board \u{202e}txt.exe</bdi></em>"), "{preview}");
+    assert!(
+        preview.contains("<bdi>First \u{202e}reversed</bdi>"),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("<em><bdi>Board \u{202e}txt.exe</bdi></em>"),
+        "{preview}"
+    );
 }
 
 #[tokio::test]
@@ -454,12 +487,21 @@ async fn inputs_have_limits_and_every_api_error_is_json() {
     let e: serde_json::Value = r.json().await.expect("json");
     assert!(e["error"].as_str().expect("msg").contains("2048"), "{e}");
     assert_eq!(add(long(2048)).await.expect("add").status(), 201);
-    for creds in ["https://alice:hunter2@example.org/x", "https://alice@example.org/y"] {
+    for creds in [
+        "https://alice:hunter2@example.org/x",
+        "https://alice@example.org/y",
+    ] {
         let r = add(creds.into()).await.expect("add");
         assert_eq!(r.status(), 400, "{creds}");
         let e: serde_json::Value = r.json().await.expect("json");
-        assert!(e["error"].as_str().expect("msg").contains("user name"), "{e}");
-        assert!(!e["error"].as_str().expect("msg").contains("hunter2"), "{e}");
+        assert!(
+            e["error"].as_str().expect("msg").contains("user name"),
+            "{e}"
+        );
+        assert!(
+            !e["error"].as_str().expect("msg").contains("hunter2"),
+            "{e}"
+        );
     }
     assert_eq!(watch_count(&app), 1);
     // Non-UTF-8 OPML, an unknown watch, a wrong method: JSON all the same.

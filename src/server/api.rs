@@ -383,7 +383,12 @@ async fn import_opml(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     if !OPML_TYPES.contains(&essence.as_str()) {
         return Err(ApiError::UnsupportedType(format!(
             "send the OPML document with \"Content-Type: text/xml\" (got `{}`)",

@@ -59,5 +59,5 @@ pub async fn serve(
         router(app).into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
     .with_graceful_shutdown(async move { cancel.cancelled().await })
-        .await
+    .await
 }

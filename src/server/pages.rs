@@ -248,7 +248,8 @@ async fn index(
             html! { p.note { "Watching " a href={ "/watches/" (w.id) } { bdi { (w.url) } } ". Its first check sets the baseline." } }
         })
     } else {
-        q.removed.map(|u| html! { p.note { "Removed " bdi { (u) } "." } })
+        q.removed
+            .map(|u| html! { p.note { "Removed " bdi { (u) } "." } })
     };
     let body = index_body(&app, &ctx, &AddForm::default(), msg.as_ref())?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
@@ -622,9 +623,18 @@ async fn login(
         }
         return r;
     }
-    if !app.security.same_secret(f.token.as_deref().unwrap_or(""), token) {
+    if !app
+        .security
+        .same_secret(f.token.as_deref().unwrap_or(""), token)
+    {
         app.security.throttle_failed(ip, now);
-        return login_form(&app, &ctx, StatusCode::UNAUTHORIZED, Some("Wrong token."), &next);
+        return login_form(
+            &app,
+            &ctx,
+            StatusCode::UNAUTHORIZED,
+            Some("Wrong token."),
+            &next,
+        );
     }
     app.security.throttle_succeeded(ip);
     // A new session id at login: an id planted before it is worth nothing.

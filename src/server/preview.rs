@@ -52,6 +52,17 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         }
         Err(e) => return Ok(Err(format!("cannot fetch the page: {e}"))),
     };
+    // Parsing and the diff run on the CPU pool, off the async workers.
+    let (store, watch) = (app.store.clone(), watch.clone());
+    crate::cpu::run(move || analyse(&store, &watch, &page)).await
+}
+
+/// The CPU-heavy part of the preview: extraction and the diff against the stored links.
+fn analyse(
+    store: &crate::store::Store,
+    watch: &Watch,
+    page: &crate::fetch::Page,
+) -> Result<Result<Preview, String>, StoreError> {
     let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
         Ok(s) => s,
         Err(e) => return Ok(Err(e.to_string())),
@@ -62,17 +73,17 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         Ok(p) => p,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    let state = app.store.state(&watch.id)?;
+    let state = store.state(&watch.id)?;
     let baseline = !matches!(&state, Some(s) if s.link_fingerprint.is_some());
     let new: HashSet<usize> = if baseline {
         HashSet::new()
     } else {
-        let old = app.store.links(&watch.id)?;
+        let old = store.links(&watch.id)?;
         let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
         let failed = std::cell::RefCell::new(None);
         let is_seen = |l: &Link| {
             old_urls.contains(l.url.as_str())
-                || app.store.is_seen(&watch.id, &l.url).unwrap_or_else(|e| {
+                || store.is_seen(&watch.id, &l.url).unwrap_or_else(|e| {
                     failed.borrow_mut().get_or_insert(e);
                     true
                 })

@@ -133,7 +133,11 @@ impl Security {
         let mut s = lock(&self.sessions);
         s.retain(|_, v| alive(v, now));
         if s.len() >= MAX_SESSIONS {
-            if let Some(oldest) = s.iter().min_by_key(|(_, v)| v.last_seen).map(|(k, _)| k.clone()) {
+            if let Some(oldest) = s
+                .iter()
+                .min_by_key(|(_, v)| v.last_seen)
+                .map(|(k, _)| k.clone())
+            {
                 s.remove(&oldest);
             }
         }

@@ -1,0 +1,128 @@
+//! The service under load: the web server stays responsive while big pages are analysed
+//! (CPU work runs on a bounded blocking pool, not on the async workers), and checks of
+//! many watches on one slow host are served fairly. Local sites on 127.0.0.1:0.
+
+mod common;
+
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use common::Site;
+use sitefeed::app::NewWatch;
+
+/// A list page of about `bytes` bytes: entries with a link and some text.
+fn big_page(bytes: usize) -> String {
+    let mut s = String::from("<!doctype html><html><head><title>Big</title></head><body><ul>");
+    let mut i = 0;
+    while s.len() < bytes {
+        let _ = write!(
+            s,
+            "<li><a href=\"/n/{i}\">Notice number {i}</a> <span>posted by someone, with a few \
+             words of summary so the page is mostly text around its links</span></li>"
+        );
+        i += 1;
+    }
+    s.push_str("</ul></body></html>");
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_answers_while_ten_big_pages_are_analysed() {
+    let page = big_page(5_000_000);
+    let mut sites = Vec::new();
+    for _ in 0..10 {
+        let s = Site::start(&[]).await;
+        s.set_raw("text/html; charset=utf-8", page.clone());
+        sites.push(s);
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app_with(dir.path(), |c| {
+        c.fetch.max_body_bytes = 6_000_000;
+        c.fetch.timeout = Duration::from_secs(300);
+    });
+    let base = common::serve(app.clone()).await;
+    let mut checks = Vec::new();
+    for s in &sites {
+        let (w, _) = app
+            .add_watch(&NewWatch {
+                url: s.url(),
+                ..Default::default()
+            })
+            .expect("add");
+        let app = app.clone();
+        checks.push(tokio::spawn(async move { app.check(&w, false).await }));
+    }
+    // Probe from a thread of its own, on a fixed beat whatever the answers do, so a
+    // stalled server shows in every probe that falls into the stall.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let prober = {
+        let stop = stop.clone();
+        let url = format!("{base}/healthz");
+        std::thread::spawn(move || probe(&url, &stop))
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    while checks.iter().any(|c| !c.is_finished()) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut took = prober.join().expect("prober");
+    // Every page was fetched and analysed (on a busy machine an analysis may hit the
+    // extraction's time limit: the work was done all the same).
+    for c in checks {
+        c.await.expect("task").expect("check");
+    }
+    for s in &sites {
+        assert!(s.requests() >= 1);
+    }
+    took.sort();
+    let median = took[took.len() / 2];
+    let p90 = took[took.len() * 9 / 10];
+    let slow = took
+        .iter()
+        .filter(|t| **t >= Duration::from_millis(100))
+        .count();
+    eprintln!(
+        "healthz during analysis: {} probes, median {median:?}, p90 {p90:?}, {slow} of 100 ms \
+         or more, max {:?}",
+        took.len(),
+        took.last().expect("probes")
+    );
+    assert!(
+        took.len() >= 5,
+        "the analyses were too quick to probe: {took:?}"
+    );
+    // A bound on the typical answer, generous for a busy machine: with the analyses on
+    // the async workers, every probe that lands during one waits for it whole (seconds).
+    assert!(
+        median < Duration::from_millis(100),
+        "the web server stalled: median {median:?}, p90 {p90:?}, {slow} of {} probes slow",
+        took.len()
+    );
+}
+
+/// Sends `GET url` every 50 ms, each on its own, until `stop`; returns how long each took.
+fn probe(url: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut probes = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let (c, url) = (client.clone(), url.to_owned());
+            probes.push(tokio::spawn(async move {
+                let t = Instant::now();
+                let r = c.get(url).send().await.expect("healthz");
+                assert_eq!(r.status(), 200);
+                t.elapsed()
+            }));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut took = Vec::new();
+        for p in probes {
+            took.push(p.await.expect("probe"));
+        }
+        took
+    })
+}
