@@ -339,7 +339,7 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
         p { a href=(w.url) { bdi { (w.url) } } }
         @if let Some(sel) = &w.select { p { "CSS selector: " code dir="auto" { (sel) } } }
         @if w.depth > 1 { p { "Depth " (w.depth) ": the pages it links to are watched too." } }
-        @if !w.keywords.is_empty() { p { "Keywords: " bdi { (w.keywords.join(", ")) } } }
+        @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
     }
 }
 
