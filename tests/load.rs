@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::Site;
 use sitefeed::app::NewWatch;
+use sitefeed::schedule::clock::Clock;
 
 /// A list page of about `bytes` bytes: entries with a link and some text.
 fn big_page(bytes: usize) -> String {
@@ -125,4 +126,67 @@ fn probe(url: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
         }
         took
     })
+}
+
+#[tokio::test]
+async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
+    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    site.state.lock().expect("site").delay = Duration::from_millis(20);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        c.fetch.per_host_delay = Duration::ZERO;
+        c.fetch.global_concurrency = 8;
+        c.schedule.strategy = sitefeed::config::Strategy::Fixed;
+        c.schedule.initial_interval = Duration::from_secs(10);
+        c.schedule.min_interval = Duration::from_secs(1);
+    });
+    let mut ids = Vec::new();
+    for i in 0..50 {
+        let (w, _) = app
+            .add_watch(&NewWatch {
+                url: format!("{}?p={i}", site.url()),
+                ..Default::default()
+            })
+            .expect("add");
+        ids.push(w.id);
+    }
+    let runner = sitefeed::schedule::runner::Runner::new(app.clone());
+    // The host serves three checks per simulated second (one in flight, two queued);
+    // fifty watches that want a check every ten seconds are more than it can serve.
+    let checks = |app: &sitefeed::App| -> Vec<u64> {
+        ids.iter()
+            .map(|id| app.store.state(id).expect("state").expect("present").checks)
+            .collect()
+    };
+    let mut first_check = vec![None; ids.len()];
+    for second in 0..60 {
+        clock.advance(1);
+        runner.dispatch(clock.now()).await;
+        runner.wait_idle().await;
+        for (i, n) in checks(&app).iter().enumerate() {
+            if *n > 0 && first_check[i].is_none() {
+                first_check[i] = Some(second);
+            }
+        }
+    }
+    let counts = checks(&app);
+    let (min, max) = (
+        *counts.iter().min().expect("min"),
+        *counts.iter().max().expect("max"),
+    );
+    let total: u64 = counts.iter().sum();
+    eprintln!("checks per watch over 60 s: min {min}, max {max}, total {total}: {counts:?}");
+    let waited = first_check
+        .iter()
+        .map(|s| s.unwrap_or(u64::MAX))
+        .max()
+        .expect("max");
+    assert!(total >= 100, "the host was kept busy: {total}");
+    // Every watch got its first check within the time the host needs for all of them
+    // (50 checks at about 3 per second), and none got more than its share.
+    assert!(
+        waited <= 25,
+        "a watch waited {waited} s for its first check: {first_check:?}"
+    );
+    assert!(max - min <= 2, "unfair: {counts:?}");
 }
