@@ -23,6 +23,14 @@ use crate::model::{Watch, WatchId};
 
 /// Longest sleep between looks at the due index (a safety net; wake-ups are the rule).
 const MAX_SLEEP: Duration = Duration::from_secs(60);
+/// First wait before trying the storage again after it refused a write; doubles.
+const STORAGE_RETRY: Duration = Duration::from_secs(1);
+/// Longest wait between tries of a failing storage.
+const MAX_STORAGE_RETRY: Duration = Duration::from_secs(60);
+/// First pause of a watch whose check could not be saved (seconds); doubles.
+const WATCH_RETRY: i64 = 30;
+/// Longest pause of such a watch (seconds).
+const MAX_WATCH_RETRY: i64 = 3600;
 
 #[derive(Debug)]
 pub struct Runner {
@@ -34,6 +42,8 @@ pub struct Runner {
     hosts: Arc<Mutex<HashMap<HostKey, usize>>>,
     /// Due watches left waiting by the last dispatch because their host was busy.
     parked: Mutex<HashSet<WatchId>>,
+    /// Watches whose check could not be saved: not before when, after how many.
+    unsaved: Arc<Mutex<HashMap<WatchId, (i64, u32)>>>,
 }
 
 impl Runner {
@@ -46,6 +56,7 @@ impl Runner {
             in_flight: Arc::default(),
             hosts: Arc::default(),
             parked: Mutex::default(),
+            unsaved: Arc::default(),
         }
     }
 
@@ -82,6 +93,13 @@ impl Runner {
                 return started;
             }
             for id in fresh {
+                if lock(&self.unsaved)
+                    .get(&id)
+                    .is_some_and(|(at, _)| *at > now)
+                {
+                    parked.insert(id);
+                    continue;
+                }
                 let watch = match self.app.store.watch(&id) {
                     Ok(Some(w)) => w,
                     Ok(None) => {
@@ -116,8 +134,19 @@ impl Runner {
                 let app = self.app.clone();
                 let in_flight = self.in_flight.clone();
                 let hosts = self.hosts.clone();
+                let unsaved = self.unsaved.clone();
                 self.tracker.spawn(async move {
-                    run_one(&app, &watch).await;
+                    let saved = run_one(&app, &watch).await;
+                    let mut unsaved = lock(&unsaved);
+                    if saved {
+                        unsaved.remove(&watch.id);
+                    } else {
+                        let (at, n) = unsaved.entry(watch.id.clone()).or_insert((0, 0));
+                        *n += 1;
+                        *at = app.clock.now()
+                            + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
+                    }
+                    drop(unsaved);
                     lock(&in_flight).remove(&id);
                     if let Some(h) = host {
                         let mut hosts = lock(&hosts);
@@ -157,7 +186,23 @@ impl Runner {
 
     /// Runs until `cancel`, then lets running checks finish for up to `grace`.
     pub async fn run(self, cancel: CancellationToken, grace: Duration) {
+        let mut storage_retry = STORAGE_RETRY;
         loop {
+            // The storage refuses writes: no checks (they could not be saved); try it
+            // again with a growing pause until it works (its health logs the change).
+            if self.app.store.failing().is_some() {
+                tokio::select! {
+                    () = cancel.cancelled() => break,
+                    () = tokio::time::sleep(storage_retry) => {}
+                }
+                let store = self.app.store.clone();
+                if crate::cpu::run(move || store.recover()).await.is_ok() {
+                    storage_retry = STORAGE_RETRY;
+                } else {
+                    storage_retry = (storage_retry * 2).min(MAX_STORAGE_RETRY);
+                    continue;
+                }
+            }
             let now = self.app.clock.now();
             tokio::select! {
                 () = cancel.cancelled() => break,
@@ -197,13 +242,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-async fn run_one(app: &App, watch: &Watch) {
+/// Runs one check; `false` when its result could not be saved.
+async fn run_one(app: &App, watch: &Watch) -> bool {
     let id = &watch.id;
     match app.check(watch, false).await {
         Ok(r) if r.error.is_some() => {
             tracing::info!(%id, url = %watch.url, error = r.error.as_deref().unwrap_or(""), "check failed");
         }
         Ok(r) => tracing::debug!(%id, new = r.new_items.len(), "checked"),
+        // The store's health logs a storage failure once, not once per check.
+        Err(crate::app::AppError::Store(e)) if e.is_storage() => {
+            tracing::debug!(%id, error = %e, "check not saved");
+            return false;
+        }
         Err(e) => tracing::error!(%id, error = %e, "check could not complete"),
     }
+    true
 }

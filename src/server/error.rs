@@ -18,6 +18,9 @@ pub enum ApiError {
     UnsupportedType(String),
     /// 500; the cause is logged, not sent.
     Internal(String),
+    /// 507 (a full disk) or 503 (other storage failures) with `{"error": "..."}`; the
+    /// store's health logs the cause once.
+    Storage { full: bool },
 }
 
 impl IntoResponse for ApiError {
@@ -38,6 +41,20 @@ impl IntoResponse for ApiError {
             )
                 .into_response(),
             Self::NotFound(what) => (StatusCode::NOT_FOUND, format!("not found: {what}\n")).into_response(),
+            Self::Storage { full } => {
+                let (code, msg) = if full {
+                    (
+                        StatusCode::INSUFFICIENT_STORAGE,
+                        "storage full: the server cannot save changes now; nothing was lost, try again when the operator has freed space",
+                    )
+                } else {
+                    (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "storage unavailable: the server cannot save changes now; nothing was lost, try again later",
+                    )
+                };
+                (code, Json(serde_json::json!({ "error": msg }))).into_response()
+            }
             Self::Internal(cause) => {
                 tracing::error!(%cause, "internal error answering a request");
                 (
@@ -55,7 +72,7 @@ impl From<AppError> for ApiError {
         match e {
             AppError::BadInput(m) => Self::BadRequest(m),
             AppError::NotFound(id) => Self::NotFound(format!("watch {id}")),
-            AppError::Store(e) => Self::Internal(e.to_string()),
+            AppError::Store(e) => e.into(),
             AppError::Internal(m) => Self::Internal(m),
         }
     }
@@ -63,7 +80,11 @@ impl From<AppError> for ApiError {
 
 impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> Self {
-        Self::Internal(e.to_string())
+        if e.is_storage() {
+            Self::Storage { full: e.is_full() }
+        } else {
+            Self::Internal(e.to_string())
+        }
     }
 }
 

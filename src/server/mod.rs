@@ -29,12 +29,26 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(feeds::router())
         .merge(api::router())
         .merge(pages::router())
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
         .layer(middleware::from_fn(error::json_errors))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
+}
+
+/// `ok`, or `503` saying why the service is degraded (its storage refuses writes: feeds
+/// are still served, checks wait).
+async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match app.store.failing() {
+        None => "ok".into_response(),
+        Some(why) => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            format!("degraded: {why}; feeds are served, checks wait for the storage\n"),
+        )
+            .into_response(),
+    }
 }
 
 async fn metrics(
