@@ -14,6 +14,9 @@ use common::Site;
 use sitefeed::app::NewWatch;
 use sitefeed::schedule::runner::Runner;
 
+/// The tests of this file run one at a time: the log is counted for the whole binary.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Log lines, captured for the whole test binary.
 #[derive(Clone, Default)]
 struct Log(Arc<Mutex<Vec<u8>>>);
@@ -45,6 +48,7 @@ async fn get(c: &reqwest::Client, url: String) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[allow(clippy::too_many_lines, reason = "one outage, step by step")]
 async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
+    let _serial = SERIAL.lock().await;
     let log = Log::default();
     let writer = log.clone();
     tracing_subscriber::fmt()
@@ -165,4 +169,95 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
     cancel.cancel();
     runner.await.expect("runner");
     assert_eq!(log.count("storage full"), 1);
+}
+
+/// The same on a real full disk: a small tmpfs (needs root to mount; elsewhere the
+/// drill above covers the behaviour and this prints SKIPPED).
+#[tokio::test]
+async fn a_real_full_tmpfs_fails_writes_and_recovers_after_space_returns() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mnt = dir.path().join("small");
+    std::fs::create_dir(&mnt).expect("mkdir");
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIPPED: cannot mount a tmpfs here (not root?); the injected fault covers it");
+        return;
+    }
+    let unmount = Unmount(mnt.clone());
+    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let (app, clock) = common::app(&mnt.join("data"));
+    let (w, _) = app
+        .add_watch(&NewWatch {
+            url: site.url(),
+            ..Default::default()
+        })
+        .expect("add");
+    app.check(&w, false).await.expect("baseline");
+    // Fill the disk.
+    let filler = mnt.join("filler");
+    {
+        let mut f = std::fs::File::create(&filler).expect("filler");
+        let block = vec![0u8; 64 * 1024];
+        while f.write_all(&block).and_then(|()| f.sync_all()).is_ok() {}
+    }
+    let entries: Vec<(String, String)> = (0..300)
+        .map(|i| {
+            (
+                format!("Entry number {i} with a longer title"),
+                format!("/e/{i}"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    site.set(&refs);
+    clock.advance(3600);
+    let mut refused = false;
+    for _ in 0..5 {
+        match app.check(&w, false).await {
+            Err(sitefeed::app::AppError::Store(e)) => {
+                assert!(e.is_full(), "{e}");
+                refused = true;
+                break;
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => clock.advance(3600),
+        }
+    }
+    assert!(refused, "a write on the full disk failed");
+    assert!(app
+        .store
+        .failing()
+        .expect("failing")
+        .starts_with("storage full"));
+    // Space returns: recovery without a restart, and writes work again.
+    std::fs::remove_file(&filler).expect("free space");
+    app.store.recover().expect("recovered");
+    assert!(app.store.failing().is_none());
+    clock.advance(3600);
+    let r = app.check(&w, false).await.expect("check after recovery");
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert!(!app.store.items(&w.id, 10).expect("items").is_empty());
+    drop(app);
+    drop(unmount);
+}
+
+/// Unmounts when dropped, also when the test fails.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
 }
