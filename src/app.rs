@@ -123,12 +123,14 @@ impl App {
 
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
         let fetcher = Fetcher::new(&config.fetch).map_err(|e| AppError::Internal(e.to_string()))?;
+        let metrics = Metrics::default();
+        metrics.set_watches(store.watch_count()?);
         Ok(Self {
             config,
             store,
             fetcher,
             clock,
-            metrics: Metrics::default(),
+            metrics,
             wake: tokio::sync::Notify::new(),
             security: crate::server::session::Security::new(),
             locks: Mutex::new(HashMap::new()),
@@ -218,6 +220,7 @@ impl App {
                 .ok_or_else(|| AppError::Internal("watch vanished while adding".into()))?;
             return Ok((existing, false));
         }
+        self.metrics.watch_added();
         self.wake.notify_one();
         Ok((watch, true))
     }
@@ -267,6 +270,9 @@ impl App {
         let lock = self.lock_for(id);
         let _guard = lock.lock().await;
         let removed = self.store.remove_watch(id)?;
+        if removed {
+            self.metrics.watch_removed();
+        }
         if let Ok(mut locks) = self.locks.lock() {
             locks.remove(id);
         }

@@ -190,3 +190,87 @@ async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
     );
     assert!(max - min <= 2, "unfair: {counts:?}");
 }
+
+#[tokio::test]
+async fn metrics_gauges_follow_changes_without_reading_the_store() {
+    let site = Site::start(&[("A", "/a")]).await;
+    site.state.lock().expect("site").delay = Duration::from_millis(300);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        c.fetch.per_host_delay = Duration::ZERO;
+        c.fetch.global_concurrency = 4;
+    });
+    let base = common::serve(app.clone()).await;
+    let client = reqwest::Client::new();
+    let scrape = || {
+        let (client, base) = (client.clone(), base.clone());
+        async move {
+            let m = client
+                .get(format!("{base}/metrics"))
+                .send()
+                .await
+                .expect("metrics")
+                .text()
+                .await
+                .expect("text");
+            move |name: &str| -> u64 {
+                m.lines()
+                    .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(' ')))
+                    .unwrap_or_else(|| panic!("{name} missing"))
+                    .parse()
+                    .expect("number")
+            }
+        }
+    };
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        let r: serde_json::Value = client
+            .post(format!("{base}/api/watches"))
+            .json(&serde_json::json!({ "url": format!("{}?p={i}", site.url()) }))
+            .send()
+            .await
+            .expect("add")
+            .json()
+            .await
+            .expect("json");
+        ids.push(r["id"].as_str().expect("id").to_owned());
+    }
+    assert_eq!(scrape().await("sitefeed_watches"), 6);
+    let r = client
+        .delete(format!("{base}/api/watches/{}", ids[0]))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(r.status(), 204);
+    assert_eq!(scrape().await("sitefeed_watches"), 5);
+    // A watch written to the store behind the service's back is not seen: the scrape
+    // reads the counters, it does not scan the watches.
+    let hidden = sitefeed::model::Watch {
+        id: sitefeed::model::WatchId::for_url("https://hidden.example/"),
+        url: "https://hidden.example/".into(),
+        title: None,
+        depth: 1,
+        select: None,
+        keywords: Vec::new(),
+        created: clock.now(),
+        strategy: None,
+    };
+    let state = sitefeed::store::WatchState::new(
+        clock.now() + 86_400,
+        sitefeed::schedule::Adaptive::initial(&app.config.schedule),
+    );
+    app.store.insert_watch(&hidden, &state).expect("insert");
+    assert_eq!(scrape().await("sitefeed_watches"), 5);
+    // The queue: five due watches of one host, which takes two at once (one request in
+    // flight, one queued): three wait.
+    let runner = sitefeed::schedule::runner::Runner::new(app.clone());
+    runner.dispatch(clock.now()).await;
+    let m = scrape().await;
+    assert_eq!(
+        (m("sitefeed_queue_depth"), m("sitefeed_checks_running")),
+        (3, 2)
+    );
+    runner.wait_idle().await;
+    assert_eq!(scrape().await("sitefeed_checks_running"), 0);
+    assert_eq!(scrape().await("sitefeed_storage_failing"), 0);
+}

@@ -89,10 +89,18 @@ impl Runner {
                     .collect()
             };
             if fresh.is_empty() {
+                self.app
+                    .metrics
+                    .set_queue(parked.len(), self.in_flight_count());
                 *lock(&self.parked) = parked;
                 return started;
             }
+            let mut waiting = fresh.len();
             for id in fresh {
+                waiting -= 1;
+                self.app
+                    .metrics
+                    .set_queue(waiting + parked.len(), self.in_flight_count());
                 if lock(&self.unsaved)
                     .get(&id)
                     .is_some_and(|(at, _)| *at > now)
@@ -147,7 +155,12 @@ impl Runner {
                             + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
                     }
                     drop(unsaved);
-                    lock(&in_flight).remove(&id);
+                    let running = {
+                        let mut set = lock(&in_flight);
+                        set.remove(&id);
+                        set.len()
+                    };
+                    app.metrics.set_running(running);
                     if let Some(h) = host {
                         let mut hosts = lock(&hosts);
                         if let Some(n) = hosts.get_mut(&h) {

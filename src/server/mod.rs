@@ -54,11 +54,10 @@ async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
 async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
-    let watches = app.store.watches()?.len();
-    let due = app.store.due(app.clock.now(), usize::MAX)?.len();
     Ok((
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(watches, due, app.store.size_on_disk()),
+        app.metrics
+            .render(app.store.size_on_disk(), app.store.failing().is_some()),
     ))
 }
 
