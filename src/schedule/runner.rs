@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -137,45 +137,50 @@ impl Runner {
                     *lock(&self.parked) = parked;
                     return started;
                 };
-                self.lock_in_flight().insert(id.clone());
-                tried.insert(id.clone());
-                let app = self.app.clone();
-                let in_flight = self.in_flight.clone();
-                let hosts = self.hosts.clone();
-                let unsaved = self.unsaved.clone();
-                self.tracker.spawn(async move {
-                    let saved = run_one(&app, &watch).await;
-                    let mut unsaved = lock(&unsaved);
-                    if saved {
-                        unsaved.remove(&watch.id);
-                    } else {
-                        let (at, n) = unsaved.entry(watch.id.clone()).or_insert((0, 0));
-                        *n += 1;
-                        *at = app.clock.now()
-                            + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
-                    }
-                    drop(unsaved);
-                    let running = {
-                        let mut set = lock(&in_flight);
-                        set.remove(&id);
-                        set.len()
-                    };
-                    app.metrics.set_running(running);
-                    if let Some(h) = host {
-                        let mut hosts = lock(&hosts);
-                        if let Some(n) = hosts.get_mut(&h) {
-                            *n = n.saturating_sub(1);
-                            if *n == 0 {
-                                hosts.remove(&h);
-                            }
-                        }
-                    }
-                    drop(permit);
-                    app.wake.notify_one();
-                });
+                tried.insert(id);
+                self.spawn(watch, host, permit);
                 started += 1;
             }
         }
+    }
+
+    /// Runs the check of `watch` on a worker (`permit`), counted against `host`.
+    fn spawn(&self, watch: Watch, host: Option<HostKey>, permit: OwnedSemaphorePermit) {
+        let id = watch.id.clone();
+        self.lock_in_flight().insert(id.clone());
+        let app = self.app.clone();
+        let in_flight = self.in_flight.clone();
+        let hosts = self.hosts.clone();
+        let unsaved = self.unsaved.clone();
+        self.tracker.spawn(async move {
+            let saved = run_one(&app, &watch).await;
+            let mut unsaved = lock(&unsaved);
+            if saved {
+                unsaved.remove(&id);
+            } else {
+                let (at, n) = unsaved.entry(id.clone()).or_insert((0, 0));
+                *n += 1;
+                *at = app.clock.now() + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
+            }
+            drop(unsaved);
+            let running = {
+                let mut set = lock(&in_flight);
+                set.remove(&id);
+                set.len()
+            };
+            app.metrics.set_running(running);
+            if let Some(h) = host {
+                let mut hosts = lock(&hosts);
+                if let Some(n) = hosts.get_mut(&h) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        hosts.remove(&h);
+                    }
+                }
+            }
+            drop(permit);
+            app.wake.notify_one();
+        });
     }
 
     /// Waits until every started check has finished.
