@@ -3,7 +3,9 @@
 //! page per watch with its latest items and recent checks (`/watches/<id>`), the preview
 //! of what sitefeed extracts from the page now (`/watches/<id>/preview`), OPML upload,
 //! and the login form when `admin_token` is set. Every form carries a CSRF token
-//! (see [`super::auth`]).
+//! (see [`super::auth`]). Text that comes from a watched page (titles, link texts,
+//! errors, URLs) is isolated in `<bdi>` (or `dir="auto"`), so a right-to-left override
+//! in it cannot reverse the sentence around it.
 
 use std::sync::Arc;
 
