@@ -504,6 +504,18 @@ async fn inputs_have_limits_and_every_api_error_is_json() {
         );
     }
     assert_eq!(watch_count(&app), 1);
+    // Nor is the password echoed when an OPML outline carries one.
+    let r = c
+        .post(format!("{base}/api/opml"))
+        .header(CONTENT_TYPE, "text/xml")
+        .body("<opml version=\"2.0\"><body><outline xmlUrl=\"https://alice:hunter2@example.org/z\"/></body></opml>")
+        .send()
+        .await
+        .expect("opml");
+    let report = r.text().await.expect("text");
+    assert!(report.contains("\"rejected\":[{"), "{report}");
+    assert!(!report.contains("hunter2"), "{report}");
+    assert_eq!(watch_count(&app), 1);
     // Non-UTF-8 OPML, an unknown watch, a wrong method: JSON all the same.
     let r = c
         .post(format!("{base}/api/opml"))

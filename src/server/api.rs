@@ -350,7 +350,7 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         match app.validate(&req) {
             Ok(_) => valid.push(req),
             Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
-                url: e.url,
+                url: without_credentials(&e.url),
                 error: m,
             }),
             Err(other) => return Err(other),
@@ -373,6 +373,18 @@ const OPML_TYPES: [&str; 4] = [
     "text/x-opml",
     "application/x-opml+xml",
 ];
+
+/// `url` without a `user:pass@` part, so a refused URL's password is not echoed.
+fn without_credentials(url: &str) -> String {
+    match url::Url::parse(url.trim()) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.chars().take(300).collect(),
+    }
+}
 
 async fn import_opml(
     State(app): State<Arc<App>>,
