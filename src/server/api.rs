@@ -234,7 +234,9 @@ async fn create(
         keywords: b.keywords.unwrap_or_default(),
         backfill: b.backfill,
     };
-    let (w, added) = app.add_watch(&req)?;
+    // The insert is flushed to disk: on the CPU pool, off the async workers.
+    let pool_app = app.clone();
+    let (w, added) = crate::cpu::run(move || pool_app.add_watch(&req)).await?;
     let s = app.store.state(&w.id)?;
     let code = if added {
         StatusCode::CREATED
@@ -413,5 +415,7 @@ async fn import_opml(
             e.valid_up_to()
         ))
     })?;
-    Ok(Json(import(&app, text)?))
+    // Many inserts, each flushed: on the CPU pool.
+    let text = text.to_owned();
+    Ok(Json(crate::cpu::run(move || import(&app, &text)).await?))
 }
