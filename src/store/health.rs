@@ -44,9 +44,11 @@ impl StoreError {
     /// Whether this error means the disk (or quota) is full.
     pub fn is_full(&self) -> bool {
         match self {
+            // sled wraps the OS error in one of its own, which only shows it in its text.
             Self::Db(sled::Error::Io(e)) => {
                 matches!(e.raw_os_error(), Some(ENOSPC | EDQUOT))
                     || e.to_string().contains("No space left")
+                    || e.to_string().contains("quota exceeded")
             }
             _ => false,
         }
