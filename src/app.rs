@@ -94,6 +94,9 @@ fn validate_keywords(raw: &[String]) -> Result<Vec<String>, AppError> {
     Ok(out)
 }
 
+/// Longest URL accepted for a watch, in bytes (what browsers and servers reliably take).
+pub const MAX_URL_BYTES: usize = 2048;
+
 /// Longest user title kept.
 const MAX_TITLE_CHARS: usize = 300;
 
@@ -106,6 +109,8 @@ pub struct App {
     pub metrics: Metrics,
     /// Wakes the scheduler when a watch is added or rescheduled.
     pub wake: tokio::sync::Notify,
+    /// The web page's server secret, sessions and login throttle.
+    pub security: crate::server::session::Security,
     locks: Mutex<HashMap<WatchId, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -118,21 +123,39 @@ impl App {
 
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
         let fetcher = Fetcher::new(&config.fetch).map_err(|e| AppError::Internal(e.to_string()))?;
+        let metrics = Metrics::default();
+        metrics.set_watches(store.watch_count()?);
         Ok(Self {
             config,
             store,
             fetcher,
             clock,
-            metrics: Metrics::default(),
+            metrics,
             wake: tokio::sync::Notify::new(),
+            security: crate::server::session::Security::new(),
             locks: Mutex::new(HashMap::new()),
         })
     }
 
     /// Validates a requested watch into a [`Watch`] (not stored).
     pub fn validate(&self, req: &NewWatch) -> Result<Watch, AppError> {
+        let len = req.url.trim().len();
+        if len > MAX_URL_BYTES {
+            return Err(AppError::BadInput(format!(
+                "the URL is {len} bytes long, more than the {MAX_URL_BYTES} accepted; \
+                 watch a shorter address of the page"
+            )));
+        }
         let url = extract::url::parse_user_url(&req.url)
             .map_err(|e| AppError::BadInput(e.to_string()))?;
+        if !url.username().is_empty() || url.password().is_some() {
+            // It would stand in every feed, the OPML and the log.
+            return Err(AppError::BadInput(
+                "the URL carries a user name or password (`user:pass@`), which would be \
+                 shown in its feeds, the OPML and the log; sitefeed watches public pages only"
+                    .into(),
+            ));
+        }
         let url = extract::url::normalize(&url).ok_or_else(|| {
             AppError::BadInput(format!("`{}` is not an http(s) URL", req.url.trim()))
         })?;
@@ -197,6 +220,7 @@ impl App {
                 .ok_or_else(|| AppError::Internal("watch vanished while adding".into()))?;
             return Ok((existing, false));
         }
+        self.metrics.watch_added();
         self.wake.notify_one();
         Ok((watch, true))
     }
@@ -246,6 +270,9 @@ impl App {
         let lock = self.lock_for(id);
         let _guard = lock.lock().await;
         let removed = self.store.remove_watch(id)?;
+        if removed {
+            self.metrics.watch_removed();
+        }
         if let Ok(mut locks) = self.locks.lock() {
             locks.remove(id);
         }

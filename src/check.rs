@@ -221,20 +221,9 @@ pub async fn run(
             validators: None,
         }),
         Ok(FetchOutcome::Page(page)) => {
-            let input =
-                crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
-            let history = store.history(&watch.id);
-            let mut a = analyse(
-                &history,
-                watch,
-                &prev.prev(),
-                &input,
-                &Params::default(),
-                now,
-            )?;
-            if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
-                c.root(&page, analysis)?;
-            }
+            // The analysis runs on the CPU pool, off the async workers.
+            let (a, c) = analyse_on_pool(store, watch, &prev, page, crawl, now).await?;
+            crawl = c;
             a.map_err(|m| (m, "page"))
         }
         Err(e) if e.is_deferral() => return defer(store, watch, &prev, &e, now, dry_run),
@@ -245,9 +234,9 @@ pub async fn run(
     };
     // The site's pages, when the watch's own page could be read.
     let deep = match crawl {
-        Some(mut c) if result.is_ok() => {
-            c.visit(fetcher, now).await?;
-            Some(c.finish()?)
+        Some(c) if result.is_ok() => {
+            let c = c.visit(fetcher, now).await?;
+            Some(crate::cpu::run(move || c.finish()).await?)
         }
         _ => None,
     };
@@ -260,9 +249,42 @@ pub async fn run(
         report.next_check = state.next_check;
     }
     if !dry_run {
-        store.commit_check(&watch.id, &prev, &state, &record)?;
+        // The batch and its flush wait for the disk: on the CPU pool too.
+        let (store, id) = (store.clone(), watch.id.clone());
+        crate::cpu::run(move || store.commit_check(&id, &prev, &state, &record)).await?;
     }
     Ok(report)
+}
+
+/// [`analyse`] (and a deep watch's reading of its own page) on the CPU pool: the page,
+/// the crawl and copies of the rest move there and the crawl comes back.
+async fn analyse_on_pool(
+    store: &Store,
+    watch: &Watch,
+    prev: &WatchState,
+    page: crate::fetch::Page,
+    crawl: Option<crate::crawl::Crawl>,
+    now: i64,
+) -> Result<(Result<Analysis, String>, Option<crate::crawl::Crawl>), StoreError> {
+    let (store, watch, prev) = (store.clone(), watch.clone(), prev.clone());
+    crate::cpu::run(move || {
+        let mut crawl = crawl;
+        let input =
+            crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
+        let mut a = analyse(
+            &store.history(&watch.id),
+            &watch,
+            &prev.prev(),
+            &input,
+            &Params::default(),
+            now,
+        )?;
+        if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
+            c.root(&page, analysis)?;
+        }
+        Ok((a, crawl))
+    })
+    .await
 }
 
 /// Whole seconds of `d`, at least 1.

@@ -12,6 +12,10 @@ pub enum Error {
     /// Anything else: exit 1.
     #[error("{0}")]
     Failed(String),
+    /// Standard output was closed by its reader (`sitefeed list | head`): nothing more
+    /// to say, and nothing went wrong.
+    #[error("standard output closed")]
+    OutputClosed,
 }
 
 impl Error {
@@ -34,6 +38,10 @@ impl From<StoreError> for Error {
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Self::Failed(e.to_string())
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Self::OutputClosed
+        } else {
+            Self::Failed(e.to_string())
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod cpu;
 pub mod crawl;
 pub mod diff;
 pub mod entries;

@@ -12,7 +12,8 @@ fn main() -> ExitCode {
         .init();
     let cli = sitefeed::cli::Cli::parse();
     match sitefeed::cli::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        // A closed stdout (`sitefeed list | head`) is not an error worth a message.
+        Ok(()) | Err(sitefeed::error::Error::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sitefeed: {e}");
             ExitCode::from(if e.is_usage() { 2 } else { 1 })

@@ -1,4 +1,6 @@
-//! Counters for `/metrics`, in Prometheus text format.
+//! Counters and gauges for `/metrics`, in Prometheus text format. Each is kept up to
+//! date where things change (a check, an added or removed watch, the scheduler's look at
+//! the due index), so a scrape reads numbers and never the store.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -16,6 +18,12 @@ pub struct Metrics {
     checks: AtomicU64,
     new_items: AtomicU64,
     site_pages: AtomicU64,
+    /// Watches in the store.
+    watches: AtomicU64,
+    /// Due watches not started yet, at the scheduler's last look.
+    queued: AtomicU64,
+    /// Checks running now.
+    running: AtomicU64,
     errors: Mutex<BTreeMap<&'static str, u64>>,
     latency: Mutex<Histogram>,
 }
@@ -55,8 +63,38 @@ impl Metrics {
         h.count += 1;
     }
 
-    /// Prometheus text exposition.
-    pub fn render(&self, watches: usize, due: usize, store_bytes: u64) -> String {
+    /// The number of watches, counted once at start.
+    pub fn set_watches(&self, n: u64) {
+        self.watches.store(n, Ordering::Relaxed);
+    }
+
+    pub fn watch_added(&self) {
+        self.watches.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn watch_removed(&self) {
+        let _ = self
+            .watches
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    /// The scheduler's view: due watches waiting, checks running.
+    pub fn set_queue(&self, queued: usize, running: usize) {
+        self.queued.store(queued as u64, Ordering::Relaxed);
+        self.running.store(running as u64, Ordering::Relaxed);
+    }
+
+    /// Checks running now (when one ends).
+    pub fn set_running(&self, running: usize) {
+        self.running.store(running as u64, Ordering::Relaxed);
+    }
+
+    /// Prometheus text exposition. `store_bytes` and `storage_failing` come from the
+    /// store without reading its records.
+    pub fn render(&self, store_bytes: u64, storage_failing: bool) -> String {
+        let watches = self.watches.load(Ordering::Relaxed);
+        let due = self.queued.load(Ordering::Relaxed);
+        let running = self.running.load(Ordering::Relaxed);
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -108,7 +146,9 @@ impl Metrics {
         let _ = writeln!(s, "sitefeed_check_duration_seconds_sum {}", h.sum);
         let _ = writeln!(s, "sitefeed_check_duration_seconds_count {}", h.count);
         let _ = writeln!(s, "# HELP sitefeed_watches Watches in the store.\n# TYPE sitefeed_watches gauge\nsitefeed_watches {watches}");
-        let _ = writeln!(s, "# HELP sitefeed_queue_depth Watches due now.\n# TYPE sitefeed_queue_depth gauge\nsitefeed_queue_depth {due}");
+        let _ = writeln!(s, "# HELP sitefeed_queue_depth Watches due and waiting for a worker or their host.\n# TYPE sitefeed_queue_depth gauge\nsitefeed_queue_depth {due}");
+        let _ = writeln!(s, "# HELP sitefeed_checks_running Checks running now.\n# TYPE sitefeed_checks_running gauge\nsitefeed_checks_running {running}");
+        let _ = writeln!(s, "# HELP sitefeed_storage_failing 1 while the store refuses writes (a full disk).\n# TYPE sitefeed_storage_failing gauge\nsitefeed_storage_failing {}", u8::from(storage_failing));
         let _ = writeln!(s, "# HELP sitefeed_store_bytes Store size on disk.\n# TYPE sitefeed_store_bytes gauge\nsitefeed_store_bytes {store_bytes}");
         s
     }

@@ -158,7 +158,12 @@ impl Api {
             req = req.bearer_auth(&self.token);
         }
         if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b);
+            let ct = if path == "/api/opml" {
+                "text/xml; charset=utf-8"
+            } else {
+                "application/json"
+            };
+            req = req.header("content-type", ct).body(b);
         }
         let resp = req.send().await.map_err(|e| self.unreachable(&e))?;
         let status = resp.status().as_u16();
@@ -171,9 +176,18 @@ impl Api {
             )),
             404 => Err(Error::Usage(format!(
                 "{}: `sitefeed list` shows the watches",
-                String::from_utf8_lossy(&bytes).trim()
+                value["error"]
+                    .as_str()
+                    .map_or_else(|| String::from_utf8_lossy(&bytes), Into::into)
+                    .trim()
             ))),
-            _ => Err(Error::Failed(format!("the server answered {status}"))),
+            _ => Err(Error::Failed(format!(
+                "the server answered {status}{}",
+                value["error"]
+                    .as_str()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ))),
         }
     }
 

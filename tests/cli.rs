@@ -289,3 +289,56 @@ fn add_takes_a_backfill_within_bounds() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn list_into_a_closed_pipe_exits_quietly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        // More lines than a pipe buffers (64 KiB), so `list` writes into the closed pipe.
+        let store = sitefeed::store::Store::open(&dir.path().join("data"), 8 << 20).expect("store");
+        let cfg = sitefeed::Config::from_toml(
+            &format!(
+                "[storage]\npath = {:?}\n",
+                dir.path().join("data").display().to_string()
+            ),
+            std::path::Path::new("t.toml"),
+            &|_| None,
+        )
+        .expect("config");
+        let app = sitefeed::App::new(
+            cfg,
+            store,
+            std::sync::Arc::new(sitefeed::schedule::clock::SystemClock),
+        )
+        .expect("app");
+        for i in 0..2000 {
+            app.add_watch(&sitefeed::app::NewWatch {
+                url: format!("https://example.org/a/fairly/long/path/to/a/notice/board/{i}/"),
+                ..Default::default()
+            })
+            .expect("add");
+        }
+        app.store.flush().expect("flush");
+    }
+    std::fs::write(dir.path().join("none.toml"), "").expect("config");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .env("SITEFEED_DATA", dir.path().join("data"))
+        .env("SITEFEED_CONFIG", dir.path().join("none.toml"))
+        .env_remove("SITEFEED_LISTEN")
+        .env("RUST_LOG", "warn")
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Like `head -n 1`: read a line, then close the pipe.
+    let mut first = String::new();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("first line");
+    assert!(first.starts_with("ID\t"), "{first}");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.is_empty(), "nothing on stderr: {err}");
+    assert_eq!(out.status.code(), Some(0));
+}

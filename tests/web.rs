@@ -143,7 +143,8 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     assert_eq!(st, 200);
     assert!(page.contains("Nothing watched yet"));
     let csrf = csrf_field(&page);
-    assert_eq!(csrf, b.csrf());
+    // The token is bound to the browser's id by the server's secret, not a copy of it.
+    assert_ne!(csrf, b.csrf());
 
     // Without the CSRF token: refused, nothing added.
     let (st, _, _) = b.post("/watches", &[("url", &site.url())]).await;
@@ -305,7 +306,7 @@ async fn admin_token_guards_page_and_api_but_not_feeds() {
     let mut b = Browser::new(&base);
     let (st, _, loc) = b.get("/").await;
     assert_eq!(st, 303);
-    assert_eq!(loc.as_deref(), Some("/login"));
+    assert_eq!(loc.as_deref(), Some("/login?next=%2F"));
     let (st, page, _) = b.get("/login").await;
     assert_eq!(st, 200);
     let csrf = csrf_field(&page);
@@ -329,13 +330,16 @@ async fn admin_token_guards_page_and_api_but_not_feeds() {
     let (st, _, _) = b.get("/api/watches").await;
     assert_eq!(st, 200);
 
-    // Log out: back to the login form.
+    // Log out (the form's token is now bound to the session): back to the login form.
+    let (st, _, _) = b.post("/logout", &[("csrf", &csrf)]).await;
+    assert_eq!(st, 403, "the token from before login is not the session's");
+    let csrf = csrf_field(&page);
     let (st, _, _) = b.post("/logout", &[("csrf", &csrf)]).await;
     assert_eq!(st, 303);
     let (st, _, loc) = b.get("/").await;
     assert_eq!(
         (st, loc.as_deref()),
-        (StatusCode::SEE_OTHER, Some("/login"))
+        (StatusCode::SEE_OTHER, Some("/login?next=%2F"))
     );
 }
 
@@ -557,10 +561,11 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
         .text()
         .await
         .expect("text")
-        .contains("Nothing imported: invalid OPML"));
+        .contains("Nothing imported: <bdi>invalid OPML"));
     assert!(app.store.watches().expect("w").is_empty());
     let r = c
         .post(format!("{base}/api/opml"))
+        .header(reqwest::header::CONTENT_TYPE, "text/xml")
         .body(bad)
         .send()
         .await

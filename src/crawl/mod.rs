@@ -71,11 +71,12 @@ pub struct DeepOutcome {
     pub changed: bool,
 }
 
-/// One deep check in progress.
-pub struct Crawl<'a> {
-    store: &'a Store,
-    cfg: &'a DeepConfig,
-    watch: &'a Watch,
+/// One deep check in progress. It owns what it needs (the store handle is shared), so
+/// the reading of its pages can move to the CPU pool ([`crate::cpu`]).
+pub struct Crawl {
+    store: Store,
+    cfg: DeepConfig,
+    watch: Watch,
     root: Url,
     topic: Option<Topic>,
     params: FocusParams,
@@ -99,13 +100,23 @@ pub struct Crawl<'a> {
     bootstrap: bool,
 }
 
-impl std::fmt::Debug for Crawl<'_> {
+impl std::fmt::Debug for Crawl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Crawl")
             .field("watch", &self.watch.id)
             .field("fetched", &self.fetched)
             .finish_non_exhaustive()
     }
+}
+
+/// What fetching one candidate left to do.
+enum Visited {
+    /// Stop crawling for this check (the host has no time now; the candidate waits).
+    Stop,
+    /// Nothing more for this candidate.
+    Done,
+    /// The page came: read it.
+    Fetched(Box<(Candidate, Option<PageState>, Page)>),
 }
 
 /// A fetched page, read: links with and without template, contexts, text.
@@ -121,13 +132,9 @@ struct Read {
     nofollow: bool,
 }
 
-impl<'a> Crawl<'a> {
+impl Crawl {
     /// Loads the watch's crawl state and learns its site's template.
-    pub fn load(
-        store: &'a Store,
-        cfg: &'a DeepConfig,
-        watch: &'a Watch,
-    ) -> Result<Self, StoreError> {
+    pub fn load(store: &Store, cfg: &DeepConfig, watch: &Watch) -> Result<Self, StoreError> {
         let state = store.crawl(&watch.id)?;
         let root = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
             key: watch.id.to_string(),
@@ -158,9 +165,9 @@ impl<'a> Crawl<'a> {
             }
         }
         Ok(Self {
-            store,
-            cfg,
-            watch,
+            store: store.clone(),
+            cfg: cfg.clone(),
+            watch: watch.clone(),
             root,
             topic,
             params,
@@ -249,9 +256,11 @@ impl<'a> Crawl<'a> {
 
     /// Visits the site's pages for this check: the known lists, the candidates left from
     /// before, and what the watch's page led to, within the page budget.
-    pub async fn visit(&mut self, fetcher: &Fetcher, now: i64) -> Result<(), StoreError> {
+    ///
+    /// Each fetched page is read on the CPU pool; the crawl moves there with it and back.
+    pub async fn visit(mut self, fetcher: &Fetcher, now: i64) -> Result<Self, StoreError> {
         if self.watch.depth < 2 {
-            return Ok(());
+            return Ok(self);
         }
         // Known lists first (breadth first: by level, the longest unvisited first).
         let mut lists: Vec<(&String, &PageState)> = self
@@ -289,8 +298,19 @@ impl<'a> Crawl<'a> {
                 self.state.frontier.push(cand);
                 continue;
             }
-            if !self.visit_one(fetcher, cand, now).await? {
-                break;
+            match self.visit_one(fetcher, cand, now).await? {
+                Visited::Stop => break,
+                Visited::Done => {}
+                Visited::Fetched(got) => {
+                    let (me, read) = crate::cpu::run(move || {
+                        let (cand, known, page) = *got;
+                        let r = self.page(cand, known.as_ref(), &page, now);
+                        (self, r)
+                    })
+                    .await;
+                    self = me;
+                    read?;
+                }
             }
         }
         // What is left waits for the next check (known lists are queued again anyway).
@@ -303,19 +323,18 @@ impl<'a> Crawl<'a> {
         );
         self.state.frontier.truncate(state::FRONTIER_KEPT);
         self.state.last_fetched = self.fetched;
-        Ok(())
+        Ok(self)
     }
 
-    /// Fetches and reads one page. `false`: stop crawling for this check (the host has
-    /// no time now; the candidate waits).
+    /// Fetches one page; what is left to do is reading it ([`Visited::Fetched`]).
     async fn visit_one(
         &mut self,
         fetcher: &Fetcher,
         cand: Candidate,
         now: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Visited, StoreError> {
         let Ok(url) = Url::parse(&cand.url) else {
-            return Ok(true);
+            return Ok(Visited::Done);
         };
         let known = self.state.pages.get(&cand.url).cloned();
         let validators = known
@@ -332,12 +351,12 @@ impl<'a> Crawl<'a> {
                     p.fetched = now;
                     p.failures = 0;
                 }
-                return Ok(true);
+                return Ok(Visited::Done);
             }
             Err(e) if e.is_deferral() => {
                 self.fetched -= 1;
                 self.state.frontier.push(cand);
-                return Ok(false);
+                return Ok(Visited::Stop);
             }
             Err(e) => {
                 tracing::debug!(url = %cand.url, error = %e, "deep page failed");
@@ -359,7 +378,7 @@ impl<'a> Crawl<'a> {
                     p.kind = Kind::Unusable;
                     p.why = Some(e.to_string());
                 }
-                return Ok(true);
+                return Ok(Visited::Done);
             }
         };
         if !trap::same_site(&self.root, &page.url) {
@@ -370,10 +389,9 @@ impl<'a> Crawl<'a> {
                 .or_insert_with(|| page::new_page(&cand, now));
             p.kind = Kind::Unusable;
             p.why = Some(format!("redirects off the site, to {}", page.url));
-            return Ok(true);
+            return Ok(Visited::Done);
         }
-        self.page(cand, known.as_ref(), &page, now)?;
-        Ok(true)
+        Ok(Visited::Fetched(Box::new((cand, known, page))))
     }
 
     /// Decodes and extracts a page, learns its links into the template sample and strips

@@ -15,7 +15,7 @@ use crate::fetch::Page;
 use crate::model::{hex, Link};
 use crate::store::StoreError;
 
-impl Crawl<'_> {
+impl Crawl {
     /// Reads a fetched page of the site: classifies it, diffs it if it is a known list,
     /// follows its links if the depth allows.
     pub(super) fn page(

@@ -37,6 +37,11 @@ use url::Url;
 /// Checks that may queue for one host before more are deferred (fewer with a small
 /// worker pool: at most a quarter of `fetch.global_concurrency`).
 pub const MAX_WAITERS: usize = 4;
+/// Checks that may queue for one host with a pool of `workers` checks.
+pub fn max_waiters(workers: usize) -> usize {
+    (workers / 4).clamp(1, MAX_WAITERS)
+}
+
 /// Pause of a failing host after its first failure; doubles per failure.
 pub const FAILURE_PAUSE: Duration = Duration::from_secs(30);
 /// Longest pause of a failing host.
@@ -200,7 +205,7 @@ impl HostGates {
             hosts: Mutex::new(HashMap::new()),
             delay,
             per_host: per_host.max(1),
-            max_waiters: (workers / 4).clamp(1, MAX_WAITERS),
+            max_waiters: max_waiters(workers),
         }
     }
 

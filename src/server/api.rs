@@ -234,7 +234,9 @@ async fn create(
         keywords: b.keywords.unwrap_or_default(),
         backfill: b.backfill,
     };
-    let (w, added) = app.add_watch(&req)?;
+    // The insert is flushed to disk: on the CPU pool, off the async workers.
+    let pool_app = app.clone();
+    let (w, added) = crate::cpu::run(move || pool_app.add_watch(&req)).await?;
     let s = app.store.state(&w.id)?;
     let code = if added {
         StatusCode::CREATED
@@ -350,7 +352,7 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         match app.validate(&req) {
             Ok(_) => valid.push(req),
             Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
-                url: e.url,
+                url: without_credentials(&e.url),
                 error: m,
             }),
             Err(other) => return Err(other),
@@ -365,9 +367,55 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
     Ok(report)
 }
 
+/// Content types an OPML upload may have. Not `text/plain` nor a form type: those are
+/// what another site's page can send here without the browser asking first.
+const OPML_TYPES: [&str; 4] = [
+    "text/xml",
+    "application/xml",
+    "text/x-opml",
+    "application/x-opml+xml",
+];
+
+/// `url` without a `user:pass@` part, so a refused URL's password is not echoed.
+fn without_credentials(url: &str) -> String {
+    match url::Url::parse(url.trim()) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        _ => url.chars().take(300).collect(),
+    }
+}
+
 async fn import_opml(
     State(app): State<Arc<App>>,
-    text: String,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
 ) -> Result<Json<OpmlReport>, ApiError> {
-    Ok(Json(import(&app, &text)?))
+    let ct = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if !OPML_TYPES.contains(&essence.as_str()) {
+        return Err(ApiError::UnsupportedType(format!(
+            "send the OPML document with \"Content-Type: text/xml\" (got `{}`)",
+            ct.chars().take(60).collect::<String>()
+        )));
+    }
+    let text = std::str::from_utf8(&body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the OPML document is not UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            e.valid_up_to()
+        ))
+    })?;
+    // Many inserts, each flushed: on the CPU pool.
+    let text = text.to_owned();
+    Ok(Json(crate::cpu::run(move || import(&app, &text)).await?))
 }

@@ -6,6 +6,7 @@ mod error;
 mod feeds;
 mod pages;
 mod preview;
+pub mod session;
 
 use std::sync::Arc;
 
@@ -28,21 +29,35 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(feeds::router())
         .merge(api::router())
         .merge(pages::router())
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
+        .layer(middleware::from_fn(error::json_errors))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
+}
+
+/// `ok`, or `503` saying why the service is degraded (its storage refuses writes: feeds
+/// are still served, checks wait).
+async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match app.store.failing() {
+        None => "ok".into_response(),
+        Some(why) => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            format!("degraded: {why}; feeds are served, checks wait for the storage\n"),
+        )
+            .into_response(),
+    }
 }
 
 async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
-    let watches = app.store.watches()?.len();
-    let due = app.store.due(app.clock.now(), usize::MAX)?.len();
     Ok((
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(watches, due, app.store.size_on_disk()),
+        app.metrics
+            .render(app.store.size_on_disk(), app.store.failing().is_some()),
     ))
 }
 
@@ -52,7 +67,10 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     cancel: tokio_util::sync::CancellationToken,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(async move { cancel.cancelled().await })
-        .await
+    axum::serve(
+        listener,
+        router(app).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { cancel.cancelled().await })
+    .await
 }

@@ -3,7 +3,9 @@
 //! page per watch with its latest items and recent checks (`/watches/<id>`), the preview
 //! of what sitefeed extracts from the page now (`/watches/<id>/preview`), OPML upload,
 //! and the login form when `admin_token` is set. Every form carries a CSRF token
-//! (see [`super::auth`]).
+//! (see [`super::auth`]). Text that comes from a watched page (titles, link texts,
+//! errors, URLs) is isolated in `<bdi>` (or `dir="auto"`), so a right-to-left override
+//! in it cannot reverse the sentence around it.
 
 use std::sync::Arc;
 
@@ -56,7 +58,7 @@ struct Ctx {
 
 impl Ctx {
     fn new(app: &App, headers: &HeaderMap) -> Self {
-        let (csrf, set_cookie) = auth::csrf(headers);
+        let (csrf, set_cookie) = auth::csrf(app, headers);
         Self {
             csrf,
             set_cookie,
@@ -76,7 +78,7 @@ impl Ctx {
                 head {
                     meta charset="utf-8";
                     meta name="viewport" content="width=device-width";
-                    title { (title) " · sitefeed" }
+                    title { (plain(title)) " · sitefeed" }
                     style { (PreEscaped(CSS)) }
                 }
                 body {
@@ -101,6 +103,15 @@ impl Ctx {
     }
 }
 
+/// Text for the document's `<title>`, which cannot hold a `<bdi>`: without the
+/// bidirectional embedding and override controls a page's title could use to turn the
+/// tab's text around.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        .collect()
+}
+
 /// A date for people: `2024-05-01 12:00 UTC`.
 fn when(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)
@@ -112,7 +123,7 @@ fn when(t: i64) -> String {
 fn status_of(s: Option<&WatchState>) -> Markup {
     match s {
         Some(s) if s.status == Status::Error => html! {
-            span.err { "error" } @if let Some(e) = &s.error { br; span.err { (e) } }
+            span.err { "error" } @if let Some(e) = &s.error { br; span.err { bdi { (e) } } }
         },
         Some(s) if s.status == Status::Ok => html! { span.ok { "ok" } },
         _ => html! { span.muted { "new (not checked yet)" } },
@@ -200,8 +211,8 @@ fn index_body(
                 @for (title, w, s) in &rows {
                     tr {
                         td {
-                            a.watch href={ "/watches/" (w.id) } { (title) } br;
-                            a.muted href=(w.url) { (w.url) }
+                            a.watch href={ "/watches/" (w.id) } { bdi { (title) } } br;
+                            a.muted href=(w.url) { bdi { (w.url) } }
                         }
                         td { (status_of(s.as_ref())) }
                         td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
@@ -236,10 +247,11 @@ async fn index(
     let ctx = Ctx::new(&app, &headers);
     let msg = if let Some(id) = q.added.as_deref().and_then(WatchId::parse) {
         app.store.watch(&id)?.map(|w| {
-            html! { p.note { "Watching " a href={ "/watches/" (w.id) } { (w.url) } ". Its first check sets the baseline." } }
+            html! { p.note { "Watching " a href={ "/watches/" (w.id) } { bdi { (w.url) } } ". Its first check sets the baseline." } }
         })
     } else {
-        q.removed.map(|u| html! { p.note { "Removed " (u) "." } })
+        q.removed
+            .map(|u| html! { p.note { "Removed " bdi { (u) } "." } })
     };
     let body = index_body(&app, &ctx, &AddForm::default(), msg.as_ref())?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
@@ -274,7 +286,7 @@ async fn add(
     Form(f): Form<AddForm>,
 ) -> Result<Response, ApiError> {
     let ctx = Ctx::new(&app, &headers);
-    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
         return Ok(csrf_failed(&ctx));
     }
     let parsed = (|| -> Result<NewWatch, String> {
@@ -307,7 +319,7 @@ async fn add(
     match result {
         Ok((w, _)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
-            let msg = html! { p.msg #error { "Not added: " (m) } };
+            let msg = html! { p.msg #error { "Not added: " bdi { (m) } } };
             let body = index_body(&app, &ctx, &f, Some(&msg))?;
             Ok(ctx.page(StatusCode::BAD_REQUEST, "watches", &body))
         }
@@ -325,9 +337,9 @@ fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
 
 fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
     html! {
-        h1 { (app.display_title(w, s)) }
-        p { a href=(w.url) { (w.url) } }
-        @if let Some(sel) = &w.select { p { "CSS selector: " code { (sel) } } }
+        h1 { bdi { (app.display_title(w, s)) } }
+        p { a href=(w.url) { bdi { (w.url) } } }
+        @if let Some(sel) = &w.select { p { "CSS selector: " code dir="auto" { (sel) } } }
         @if w.depth > 1 { p { "Depth " (w.depth) ": the pages it links to are watched too." } }
         @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
     }
@@ -373,7 +385,7 @@ async fn watch_page(
             table #items {
                 tr { th { "First seen" } th { "Item" } }
                 @for i in &items {
-                    tr { td { (when(i.first_seen)) } td { a href=(i.link) { (i.title) } } }
+                    tr { td { (when(i.first_seen)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } } }
                 }
             }
         }
@@ -386,7 +398,7 @@ async fn watch_page(
                     tr {
                         td { (when(c.at)) }
                         td {
-                            @if let Some(e) = &c.error { span.err { "failed: " (e) } }
+                            @if let Some(e) = &c.error { span.err { "failed: " bdi { (e) } } }
                             @else if c.new_items > 0 { (c.new_items) " new item" @if c.new_items > 1 { "s" } }
                             @else if c.changed { "links changed, nothing new" }
                             @else { "unchanged" }
@@ -414,13 +426,13 @@ async fn preview_page(
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
         h2 { "Preview" }
         @match &result {
-            Err(m) => p.msg #error { (m) },
+            Err(m) => p.msg #error { bdi { (m) } },
             Ok(p) => {
                 @let new = p.links.iter().filter(|l| l.is_item()).count();
                 p #summary {
                     (p.links.len()) " links extracted"
-                    @if let Some(t) = &p.title { " from " em { (t) } }
-                    " (" a href=(p.url) { (p.url) } "). "
+                    @if let Some(t) = &p.title { " from " em { bdi { (t) } } }
+                    " (" a href=(p.url) { bdi { (p.url) } } "). "
                     @if p.baseline { "The first check will record them as the baseline: none is new yet." }
                     @else { (new) " would be new at the next check (marked " mark { "new" } "); beside every other link, why it is not an item." }
                 }
@@ -430,8 +442,8 @@ async fn preview_page(
                         tr class=[l.is_item().then_some("new")] {
                             td { (n + 1) }
                             td { @if l.is_item() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
-                            td { (l.link.text) }
-                            td { a href=(l.link.url) { (l.link.url) } }
+                            td dir="auto" { bdi { (l.link.text) } }
+                            td { a href=(l.link.url) { bdi { (l.link.url) } } }
                         }
                     }
                 }
@@ -452,7 +464,7 @@ async fn check_now(
     Path(id): Path<String>,
     Form(f): Form<CsrfForm>,
 ) -> Result<Response, ApiError> {
-    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
         return Ok(csrf_failed(&Ctx::new(&app, &headers)));
     }
     let w = find(&app, &id)?;
@@ -467,7 +479,7 @@ async fn remove(
     Path(id): Path<String>,
     Form(f): Form<CsrfForm>,
 ) -> Result<Response, ApiError> {
-    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
         return Ok(csrf_failed(&Ctx::new(&app, &headers)));
     }
     let w = find(&app, &id)?;
@@ -507,7 +519,7 @@ async fn import_opml(
             }
         }
     }
-    if !auth::csrf_ok(&headers, &csrf) {
+    if !auth::csrf_ok(&app, &headers, &csrf) {
         return Ok(csrf_failed(&ctx));
     }
     let result = match (bad, text) {
@@ -523,7 +535,7 @@ async fn import_opml(
         Ok(r) => (StatusCode::OK, import_report(r)),
         Err(m) => (
             StatusCode::BAD_REQUEST,
-            html! { p.msg #error { "Nothing imported: " (m) } },
+            html! { p.msg #error { "Nothing imported: " bdi { (m) } } },
         ),
     };
     let body = index_body(&app, &ctx, &AddForm::default(), Some(&msg))?;
@@ -536,19 +548,29 @@ fn import_report(r: &OpmlReport) -> Markup {
             "OPML imported: " (r.added) " added, " (r.existing) " already watched"
             @if !r.rejected.is_empty() {
                 ", " (r.rejected.len()) " rejected:"
-                ul { @for x in &r.rejected { li { (x.url) ": " (x.error) } } }
+                ul { @for x in &r.rejected { li { bdi { (x.url) } ": " bdi { (x.error) } } } }
             }
             "."
         }
     }
 }
 
-async fn login_page(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let ctx = Ctx::new(&app, &headers);
-    login_form(&app, &ctx, StatusCode::OK, None)
+#[derive(Debug, Deserialize)]
+struct LoginQuery {
+    next: Option<String>,
 }
 
-fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>) -> Response {
+async fn login_page(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Query(q): Query<LoginQuery>,
+) -> Response {
+    let ctx = Ctx::new(&app, &headers);
+    let next = auth::local_path(q.next.as_deref());
+    login_form(&app, &ctx, StatusCode::OK, None, &next)
+}
+
+fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>, next: &str) -> Response {
     let ctx = Ctx {
         csrf: ctx.csrf.clone(),
         set_cookie: ctx.set_cookie.clone(),
@@ -562,6 +584,7 @@ fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>) -> Re
             @if let Some(m) = msg { p.msg #error { (m) } }
             form method="post" action="/login" {
                 (ctx.hidden())
+                input type="hidden" name="next" value=(next);
                 label { "Admin token " input type="password" name="token" autofocus required; }
                 button { "Log in" }
             }
@@ -575,27 +598,52 @@ fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>) -> Re
 struct LoginForm {
     token: Option<String>,
     csrf: Option<String>,
+    next: Option<String>,
 }
 
 async fn login(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    axum::Extension(auth::ClientIp(ip)): axum::Extension<auth::ClientIp>,
     Form(f): Form<LoginForm>,
 ) -> Response {
     let ctx = Ctx::new(&app, &headers);
-    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
         return csrf_failed(&ctx);
     }
     let token = &app.config.server.admin_token;
     if token.is_empty() {
         return Redirect::to("/").into_response();
     }
-    if !auth::is_admin_token(&app, f.token.as_deref().unwrap_or("")) {
-        return login_form(&app, &ctx, StatusCode::UNAUTHORIZED, Some("Wrong token."));
+    let next = auth::local_path(f.next.as_deref());
+    let now = app.clock.now();
+    if let Err(wait) = app.security.throttle_check(ip, now) {
+        let msg = format!("Too many wrong tokens from your address: try again in {wait} s.");
+        let mut r = login_form(&app, &ctx, StatusCode::TOO_MANY_REQUESTS, Some(&msg), &next);
+        if let Ok(v) = header::HeaderValue::from_str(&wait.to_string()) {
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return r;
     }
-    let mut resp = Redirect::to("/").into_response();
+    if !app
+        .security
+        .same_secret(f.token.as_deref().unwrap_or(""), token)
+    {
+        app.security.throttle_failed(ip, now);
+        return login_form(
+            &app,
+            &ctx,
+            StatusCode::UNAUTHORIZED,
+            Some("Wrong token."),
+            &next,
+        );
+    }
+    app.security.throttle_succeeded(ip);
+    // A new session id at login: an id planted before it is worth nothing.
+    let _ = auth::end_session(&app, &headers);
+    let mut resp = Redirect::to(&next).into_response();
     resp.headers_mut()
-        .append(header::SET_COOKIE, auth::session_cookie(token));
+        .append(header::SET_COOKIE, auth::start_session(&app));
     resp
 }
 
@@ -604,11 +652,11 @@ async fn logout(
     headers: HeaderMap,
     Form(f): Form<CsrfForm>,
 ) -> Response {
-    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
         return csrf_failed(&Ctx::new(&app, &headers));
     }
     let mut resp = Redirect::to("/login").into_response();
     resp.headers_mut()
-        .append(header::SET_COOKIE, auth::logout_cookie());
+        .append(header::SET_COOKIE, auth::end_session(&app, &headers));
     resp
 }

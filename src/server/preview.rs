@@ -60,7 +60,8 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
     let store = app.store.clone();
     let watch = watch.clone();
     let fresh = crate::schedule::Adaptive::initial(&app.config.schedule);
-    let analysed = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
+    // Parsing and the analysis run on the CPU pool, off the async workers.
+    let analysed = crate::cpu::run(move || -> Result<_, StoreError> {
         let prev = store
             .state(&watch.id)?
             .unwrap_or_else(|| WatchState::new(0, fresh));
@@ -83,11 +84,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         )?;
         Ok((a, page.url.to_string()))
     })
-    .await
-    .map_err(|e| StoreError::Corrupt {
-        key: String::new(),
-        reason: format!("the preview's analysis failed: {e}"),
-    })??;
+    .await?;
     let (result, url) = analysed;
     Ok(match result {
         Err(m) => Err(m),

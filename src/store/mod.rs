@@ -7,9 +7,11 @@
 //! moment loses no item that was already served.
 
 mod codec;
+mod health;
 mod keys;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -37,6 +39,8 @@ pub enum StoreError {
     Corrupt { key: String, reason: String },
     #[error("no watch with id {0}")]
     NoWatch(WatchId),
+    #[error("the store is closed while it is reopened after a storage failure")]
+    Closed,
 }
 
 /// Everything about a watch that changes with its checks.
@@ -207,9 +211,18 @@ pub struct CrawlRecord {
     pub pages: Vec<(String, Vec<Link>)>,
 }
 
+/// The store; clones share one database, which [`Store::recover`] may reopen.
 #[derive(Clone)]
 pub struct Store {
-    db: sled::Db,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// `None` only while it is reopened.
+    db: RwLock<Option<sled::Db>>,
+    /// Where and how to reopen it (`None`: a temporary store).
+    reopen: Option<(PathBuf, u64)>,
+    health: health::Health,
 }
 
 impl std::fmt::Debug for Store {
@@ -226,30 +239,143 @@ impl Store {
             .path(path)
             .cache_capacity(cache_bytes)
             .open()
-            .map_err(|e| match &e {
-                sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
-                    StoreError::Locked {
-                        path: path.to_path_buf(),
-                    }
-                }
-                _ => StoreError::Open {
-                    path: path.to_path_buf(),
-                    source: e,
-                },
-            })?;
-        Self::init(db, path)
+            .map_err(|e| open_error(path, e))?;
+        let store = Self::init(db, path)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                db: RwLock::new(Some(store)),
+                reopen: Some((path.to_path_buf(), cache_bytes)),
+                health: health::Health::default(),
+            }),
+        })
     }
 
+    /// The database, unless it is being reopened.
+    fn db(&self) -> Result<sled::Db, StoreError> {
+        self.shared
+            .db
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .ok_or(StoreError::Closed)
+    }
+
+    /// Why writes fail, while they do (a full disk...): for `/healthz` and the API.
+    pub fn failing(&self) -> Option<String> {
+        self.shared.health.failing()
+    }
+
+    /// A drill: from now on every write fails as on a full disk (`on = false`: the space
+    /// is back, but as with sled's own I/O errors, writes keep failing until
+    /// [`Store::recover`] reopens the store).
+    pub fn simulate_full_disk(&self, on: bool) {
+        self.shared.health.simulate_full(on);
+    }
+
+    /// Tries a small durable write; when it fails, reopens the database (sled keeps an
+    /// I/O error of its log until then) and tries again. `Ok` when writes work.
+    pub fn recover(&self) -> Result<(), StoreError> {
+        if self.probe().is_ok() {
+            return Ok(());
+        }
+        self.reopen()?;
+        self.probe()
+    }
+
+    /// Adds `watch` unless a watch with its id exists. Returns whether it was added.
+    pub fn insert_watch(&self, watch: &Watch, state: &WatchState) -> Result<bool, StoreError> {
+        self.shared
+            .health
+            .guard(|| self.insert_watch_unguarded(watch, state))
+    }
+
+    /// Removes a watch and everything stored for it. Returns whether it existed.
+    pub fn remove_watch(&self, id: &WatchId) -> Result<bool, StoreError> {
+        self.shared.health.guard(|| self.remove_watch_unguarded(id))
+    }
+
+    /// Writes a check's results (see `commit_check_unguarded`); a storage failure is
+    /// recorded in the store's health.
+    pub fn commit_check(
+        &self,
+        id: &WatchId,
+        prev: &WatchState,
+        state: &WatchState,
+        record: &CheckRecord,
+    ) -> Result<(), StoreError> {
+        self.shared
+            .health
+            .guard(|| self.commit_check_unguarded(id, prev, state, record))
+    }
+
+    /// Rewrites the schema version (the same value) and flushes it.
+    fn probe(&self) -> Result<(), StoreError> {
+        self.shared.health.guard(|| {
+            let db = self.db()?;
+            db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+            db.flush()?;
+            Ok(())
+        })
+    }
+
+    /// Closes and opens the database again. The old handle must be gone before the new
+    /// one can take the directory's lock; if the open fails, the store stays closed
+    /// (every operation answers [`StoreError::Closed`]) and the next recovery tries again.
+    fn reopen(&self) -> Result<(), StoreError> {
+        let Some((path, cache_bytes)) = &self.shared.reopen else {
+            self.shared.health.reopened();
+            return Ok(());
+        };
+        let mut slot = self
+            .shared
+            .db
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drop(slot.take());
+        let db = sled::Config::new()
+            .path(path)
+            .cache_capacity(*cache_bytes)
+            .open()
+            .map_err(|e| open_error(path, e))?;
+        *slot = Some(db);
+        self.shared.health.reopened();
+        tracing::debug!(path = %path.display(), "store reopened");
+        Ok(())
+    }
+}
+
+fn open_error(path: &Path, e: sled::Error) -> StoreError {
+    match &e {
+        sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+            StoreError::Locked {
+                path: path.to_path_buf(),
+            }
+        }
+        _ => StoreError::Open {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    }
+}
+
+impl Store {
     /// A store in a temporary directory, removed when dropped (replay, tests).
     pub fn temporary() -> Result<Self, StoreError> {
         let db = sled::Config::new()
             .temporary(true)
             .cache_capacity(8 * 1024 * 1024)
             .open()?;
-        Self::init(db, Path::new("<temporary>"))
+        let db = Self::init(db, Path::new("<temporary>"))?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                db: RwLock::new(Some(db)),
+                reopen: None,
+                health: health::Health::default(),
+            }),
+        })
     }
 
-    fn init(db: sled::Db, path: &Path) -> Result<Self, StoreError> {
+    fn init(db: sled::Db, path: &Path) -> Result<sled::Db, StoreError> {
         match db.get(keys::SCHEMA)? {
             None => {
                 db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
@@ -270,22 +396,26 @@ impl Store {
                 }
             }
         }
-        Ok(Self { db })
+        Ok(db)
     }
 
     /// Adds `watch` unless a watch with its id exists. Returns whether it was added.
-    pub fn insert_watch(&self, watch: &Watch, state: &WatchState) -> Result<bool, StoreError> {
+    fn insert_watch_unguarded(
+        &self,
+        watch: &Watch,
+        state: &WatchState,
+    ) -> Result<bool, StoreError> {
         let wkey = keys::watch_key(keys::WATCH, &watch.id);
         let added = self
-            .db
+            .db()?
             .compare_and_swap(&wkey, None as Option<&[u8]>, Some(encode(watch)))?
             .is_ok();
         if added {
             let mut batch = sled::Batch::default();
             batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
             batch.insert(keys::due(state.next_check, &watch.id), &[]);
-            self.db.apply_batch(batch)?;
-            self.db.flush()?;
+            self.db()?.apply_batch(batch)?;
+            self.db()?.flush()?;
         }
         Ok(added)
     }
@@ -296,7 +426,7 @@ impl Store {
 
     /// All watches, ordered by id.
     pub fn watches(&self) -> Result<Vec<Watch>, StoreError> {
-        self.db
+        self.db()?
             .scan_prefix([keys::WATCH])
             .map(|kv| {
                 let (k, v) = kv?;
@@ -312,7 +442,7 @@ impl Store {
     /// The link array of the last successful check (empty before the first).
     pub fn links(&self, id: &WatchId) -> Result<Vec<Link>, StoreError> {
         let key = keys::watch_key(keys::LINKS, id);
-        match self.db.get(&key)? {
+        match self.db()?.get(&key)? {
             None => Ok(Vec::new()),
             Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
                 key: String::from_utf8_lossy(&key).into_owned(),
@@ -331,7 +461,7 @@ impl Store {
     /// The link array of one page of a deep watch's site (empty if never stored).
     pub fn page_links(&self, id: &WatchId, url: &str) -> Result<Vec<Link>, StoreError> {
         let key = keys::page(id, url);
-        match self.db.get(&key)? {
+        match self.db()?.get(&key)? {
             None => Ok(Vec::new()),
             Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
                 key: String::from_utf8_lossy(&key).into_owned(),
@@ -347,12 +477,12 @@ impl Store {
 
     /// Whether `url` was ever seen on this watch's page.
     pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
-        Ok(self.db.contains_key(keys::seen(id, url))?)
+        Ok(self.db()?.contains_key(keys::seen(id, url))?)
     }
 
     /// Up to `limit` items, newest first.
     pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
-        self.db
+        self.db()?
             .scan_prefix(keys::watch_key(keys::ITEM, id))
             .rev()
             .take(limit)
@@ -364,9 +494,12 @@ impl Store {
     }
 
     /// Removes a watch and everything stored for it. Returns whether it existed.
-    pub fn remove_watch(&self, id: &WatchId) -> Result<bool, StoreError> {
+    fn remove_watch_unguarded(&self, id: &WatchId) -> Result<bool, StoreError> {
         let Some(state) = self.state(id)? else {
-            return Ok(self.db.remove(keys::watch_key(keys::WATCH, id))?.is_some());
+            return Ok(self
+                .db()?
+                .remove(keys::watch_key(keys::WATCH, id))?
+                .is_some());
         };
         let mut batch = sled::Batch::default();
         batch.remove(keys::due(state.next_check, id));
@@ -374,26 +507,26 @@ impl Store {
             batch.remove(keys::watch_key(kind, id));
         }
         for kind in [keys::ITEM, keys::SEEN, keys::PAGE] {
-            for k in self.db.scan_prefix(keys::watch_key(kind, id)).keys() {
+            for k in self.db()?.scan_prefix(keys::watch_key(kind, id)).keys() {
                 batch.remove(k?);
             }
         }
-        self.db.apply_batch(batch)?;
-        self.db.flush()?;
+        self.db()?.apply_batch(batch)?;
+        self.db()?.flush()?;
         Ok(true)
     }
 
     /// Writes a check's results and the watch's new state in one atomic batch, and
     /// flushes it to disk when it holds new items (so nothing is served before it is
     /// durable). `prev` is the state the check started from.
-    pub fn commit_check(
+    fn commit_check_unguarded(
         &self,
         id: &WatchId,
         prev: &WatchState,
         state: &WatchState,
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
-        if !self.db.contains_key(keys::watch_key(keys::WATCH, id))? {
+        if !self.db()?.contains_key(keys::watch_key(keys::WATCH, id))? {
             return Err(StoreError::NoWatch(id.clone()));
         }
         // The check log and the baseline time are derived here, so every check that
@@ -436,7 +569,7 @@ impl Store {
                 .iter()
                 .map(|i| (i.id.as_str(), i.title.as_str()))
                 .collect();
-            for kv in self.db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
+            for kv in self.db()?.scan_prefix(keys::watch_key(keys::ITEM, id)) {
                 let (k, v) = kv?;
                 let mut item: Item = decode(&k, &v)?;
                 if let Some(t) = by_id.get(item.id.as_str()) {
@@ -457,20 +590,20 @@ impl Store {
         for seq in drop_below(prev.item_seq.max(ITEMS_KEPT))..drop_below(state.item_seq) {
             batch.remove(keys::item(id, seq));
         }
-        self.db.apply_batch(batch)?;
+        self.db()?.apply_batch(batch)?;
         if !record.new_items.is_empty()
             || !record.retitled.is_empty()
             || record.links.is_some()
             || record.crawl.is_some()
         {
-            self.db.flush()?;
+            self.db()?.flush()?;
         }
         Ok(())
     }
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.
     pub fn due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
-        self.db
+        self.db()?
             .range([keys::DUE].as_slice()..keys::due_until(now).as_slice())
             .keys()
             .take(limit)
@@ -486,29 +619,45 @@ impl Store {
 
     /// The earliest scheduled check, if any.
     pub fn next_due(&self) -> Result<Option<i64>, StoreError> {
-        match self.db.scan_prefix([keys::DUE]).keys().next() {
+        match self.db()?.scan_prefix([keys::DUE]).keys().next() {
             Some(k) => Ok(keys::parse_due(&k?).map(|(at, _)| at)),
             None => Ok(None),
         }
     }
 
+    /// Number of watches (a scan of their keys: for counting once at start).
+    pub fn watch_count(&self) -> Result<u64, StoreError> {
+        let mut n = 0;
+        for k in self.db()?.scan_prefix([keys::WATCH]).keys() {
+            k?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
     /// Number of entries in the due index.
     pub fn due_len(&self) -> usize {
-        self.db.scan_prefix([keys::DUE]).count()
+        self.db()
+            .map_or(0, |db| db.scan_prefix([keys::DUE]).count())
     }
 
     /// Bytes the store takes on disk.
     pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0)
+        self.db()
+            .ok()
+            .and_then(|db| db.size_on_disk().ok())
+            .unwrap_or(0)
     }
 
     pub fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush()?;
-        Ok(())
+        self.shared.health.guard(|| {
+            self.db()?.flush()?;
+            Ok(())
+        })
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, StoreError> {
-        match self.db.get(key)? {
+        match self.db()?.get(key)? {
             Some(v) => decode(key, &v).map(Some),
             None => Ok(None),
         }

@@ -181,7 +181,9 @@ fn data_survives_reopen_and_newer_schema_is_refused() {
     {
         let s = Store::open(dir.path(), 1 << 20).expect("reopen");
         assert_eq!(s.watches().expect("list"), vec![w.clone()]);
-        s.db.insert(keys::SCHEMA, &(SCHEMA_VERSION + 1).to_be_bytes())
+        s.db()
+            .expect("db")
+            .insert(keys::SCHEMA, &(SCHEMA_VERSION + 1).to_be_bytes())
             .expect("poke");
         s.flush().expect("flush");
     }
