@@ -57,7 +57,7 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
         .with_env_filter("info")
         .init();
 
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -73,7 +73,7 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
         app.check(&w, false).await.expect("baseline");
         watches.push(w);
     }
-    site.set(&[("C", "/c"), ("A", "/a"), ("B", "/b")]);
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let feed = format!("{base}/feed/{}.xml", watches[0].id);
     let (_, feed_before) = get(&c, feed.clone()).await;
     let requests_before = site.requests();
@@ -190,7 +190,7 @@ async fn a_real_full_tmpfs_fails_writes_and_recovers_after_space_returns() {
         return;
     }
     let unmount = Unmount(mnt.clone());
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let (app, clock) = common::app(&mnt.join("data"));
     let (w, _) = app
         .add_watch(&NewWatch {

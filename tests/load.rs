@@ -130,7 +130,7 @@ fn probe(url: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
 
 #[tokio::test]
 async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
-    let site = Site::start(&[("A", "/a"), ("B", "/b")]).await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     site.state.lock().expect("site").delay = Duration::from_millis(20);
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {
@@ -193,7 +193,7 @@ async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
 
 #[tokio::test]
 async fn metrics_gauges_follow_changes_without_reading_the_store() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     site.state.lock().expect("site").delay = Duration::from_millis(300);
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {

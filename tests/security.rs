@@ -133,7 +133,7 @@ fn watch_count(app: &sitefeed::App) -> usize {
 
 #[tokio::test]
 async fn a_page_on_another_port_cannot_post_forms_or_call_the_api() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -226,7 +226,7 @@ async fn a_page_on_another_port_cannot_post_forms_or_call_the_api() {
 
 #[tokio::test]
 async fn csrf_tokens_are_bound_to_the_session() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.server.admin_token = "s3cret".into();
@@ -416,7 +416,7 @@ async fn wrong_tokens_are_throttled() {
 
 #[tokio::test]
 async fn page_text_is_isolated_from_the_sentence_around_it() {
-    let site = Site::start(&[("A", "/a")]).await;
+    let site = Site::start(&[("A", "/n/1")]).await;
     let page = "<html><head><title>Board \u{202e}txt.exe</title></head><body><ul>\
         <li><a href=\"/1\">First \u{202e}reversed</a></li><li><a href=\"/2\">Second</a></li>\
         </ul></body></html>";
