@@ -279,13 +279,29 @@ impl App {
             .unwrap_or_else(|| watch.url.clone())
     }
 
-    /// URL of a watch's feed in `ext` format, with `?key=` when feeds need a token.
+    /// The public address of this server as the command line knows it: `base_url`, else
+    /// the listen address (the unspecified address as 127.0.0.1). The server answers
+    /// with the address each request came to instead (`server::base`).
+    pub fn base_url(&self) -> String {
+        if let Some(b) = &self.config.server.base_url {
+            return b.clone();
+        }
+        let mut addr = self.config.server.listen;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
+        format!("http://{addr}")
+    }
+
+    /// URL of a watch's feed in `ext` format, with `?key=` when feeds need a token, at
+    /// [`App::base_url`].
     pub fn feed_url(&self, id: &WatchId, ext: &str) -> String {
-        format!(
-            "{}/feed/{id}.{ext}{}",
-            self.config.server.base_url,
-            self.key_query()
-        )
+        self.feed_url_at(&self.base_url(), id, ext)
+    }
+
+    /// URL of a watch's feed in `ext` format at `base` (no trailing slash).
+    pub fn feed_url_at(&self, base: &str, id: &WatchId, ext: &str) -> String {
+        format!("{base}/feed/{id}.{ext}{}", self.key_query())
     }
 
     /// `"?key=<feed_token>"`, or `""` when feeds are public.
@@ -324,7 +340,11 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         })?;
         let cancel = tokio_util::sync::CancellationToken::new();
         let local = listener.local_addr()?;
-        tracing::info!(address = %local, base_url = %app.config.server.base_url, "sitefeed serving");
+        if let Some(b) = &app.config.server.base_url {
+            tracing::info!(address = %local, base_url = %b, "sitefeed serving");
+        } else {
+            tracing::info!(address = %local, "sitefeed serving; feed URLs follow the address each request came to (server.base_url / SITEFEED_BASE_URL is not set)");
+        }
         let runner = crate::schedule::runner::Runner::new(app.clone());
         let sched = tokio::spawn(runner.run(cancel.clone(), std::time::Duration::from_secs(10)));
         let server = tokio::spawn(crate::server::serve(app.clone(), listener, cancel.clone()));

@@ -198,13 +198,15 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 backfill,
             };
             let (w, added) = app.add_watch(&req)?;
+            let feed = app.feed_url(&w.id, "xml");
             writeln!(
                 out,
                 "{}\t{}\t{}",
                 w.id,
-                app.feed_url(&w.id, "xml"),
+                feed,
                 if added { "added" } else { "exists" }
             )?;
+            paste_hint(&app.config, &feed);
         }
         Command::List => {
             writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS")?;
@@ -276,8 +278,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 entries.push((w, t));
             }
             out.write_all(
-                crate::render::opml_export(&entries, &app.config.server.base_url, &app.key_query())
-                    .as_bytes(),
+                crate::render::opml_export(&entries, &app.base_url(), &app.key_query()).as_bytes(),
             )?;
         }
         Command::Serve
@@ -287,6 +288,20 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         | Command::Synth { .. } => {}
     }
     Ok(())
+}
+
+/// Tells the user (on stderr, so scripts reading stdout are not disturbed) which URL to
+/// paste into a feed reader, and when it only works on this machine, what to set.
+pub fn paste_hint(config: &Config, feed: &str) {
+    eprintln!("Paste this feed URL into your feed reader: {feed}");
+    if config.server.base_url.is_none() {
+        eprintln!(
+            "(built from {}; a reader on another machine needs this server's public address: \
+             set server.base_url or SITEFEED_BASE_URL, e.g. SITEFEED_BASE_URL=https://feeds.example.org; \
+             the web page and the API already show each visitor the address they used)",
+            config.server.listen
+        );
+    }
 }
 
 /// Runs a future to completion on a small runtime (for one-shot commands).

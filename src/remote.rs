@@ -42,6 +42,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                 .await?;
             let verb = if status == 201 { "added" } else { "exists" };
             writeln!(out, "{}\t{}\t{verb}", text(&w["id"]), text(&w["feed_url"]))?;
+            crate::cli::paste_hint(config, text(&w["feed_url"]));
         }
         Command::List => {
             let (_, list) = api.send(reqwest::Method::GET, "/api/watches", None).await?;

@@ -258,7 +258,7 @@ async fn add_list_preview_and_follow_the_feed_in_chromium() {
         .await
         .expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let (app, _clock) = common::app_with(dir.path(), |c| c.server.base_url.clone_from(&base));
+    let (app, _clock) = common::app_with(dir.path(), |c| c.server.base_url = Some(base.clone()));
     let cancel = tokio_util::sync::CancellationToken::new();
     tokio::spawn(sitefeed::server::serve(app.clone(), listener, cancel));
     let profile = tempfile::tempdir().expect("profile dir");

@@ -7,9 +7,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
 
+use super::base::PublicBase;
 use super::error::ApiError;
 use crate::app::{App, AppError, NewWatch};
 use crate::model::{Item, Watch, WatchId};
@@ -157,7 +158,7 @@ pub fn rfc3339(t: i64) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
+pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> WatchJson {
     WatchJson {
         id: w.id.to_string(),
         url: w.url.clone(),
@@ -166,11 +167,11 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         depth: w.depth,
         select: w.select.clone(),
         keywords: w.keywords.clone(),
-        feed_url: app.feed_url(&w.id, "xml"),
+        feed_url: app.feed_url_at(base, &w.id, "xml"),
         feeds: FeedUrls {
-            rss: app.feed_url(&w.id, "xml"),
-            atom: app.feed_url(&w.id, "atom"),
-            json: app.feed_url(&w.id, "json"),
+            rss: app.feed_url_at(base, &w.id, "xml"),
+            atom: app.feed_url_at(base, &w.id, "atom"),
+            json: app.feed_url_at(base, &w.id, "json"),
         },
         created: rfc3339(w.created),
         status: match s.map(|s| s.status) {
@@ -213,6 +214,7 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
 
 async fn create(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     b: Result<Json<CreateBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let b = body(b)?;
@@ -241,14 +243,17 @@ async fn create(
     } else {
         StatusCode::OK
     };
-    Ok((code, Json(watch_json(&app, &w, s.as_ref()))).into_response())
+    Ok((code, Json(watch_json(&app, &base.0, &w, s.as_ref()))).into_response())
 }
 
-async fn list(State(app): State<Arc<App>>) -> Result<Json<Vec<WatchJson>>, ApiError> {
+async fn list(
+    State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
+) -> Result<Json<Vec<WatchJson>>, ApiError> {
     let mut out = Vec::new();
     for w in app.store.watches()? {
         let s = app.store.state(&w.id)?;
-        out.push(watch_json(&app, &w, s.as_ref()));
+        out.push(watch_json(&app, &base.0, &w, s.as_ref()));
     }
     Ok(Json(out))
 }
@@ -262,11 +267,12 @@ fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
 
 async fn show(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     Path(id): Path<String>,
 ) -> Result<Json<WatchJson>, ApiError> {
     let w = find(&app, &id)?;
     let s = app.store.state(&w.id)?;
-    Ok(Json(watch_json(&app, &w, s.as_ref())))
+    Ok(Json(watch_json(&app, &base.0, &w, s.as_ref())))
 }
 
 async fn remove(

@@ -6,6 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::Router;
 
 use super::error::ApiError;
@@ -23,6 +24,7 @@ pub fn router() -> Router<Arc<App>> {
 async fn feed(
     State(app): State<Arc<App>>,
     Path(file): Path<String>,
+    Extension(base): Extension<super::base::PublicBase>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("feed {file}"));
@@ -46,7 +48,7 @@ async fn feed(
         watch: &watch,
         title: &title,
         items: &items,
-        base_url: &app.config.server.base_url,
+        base_url: &base.0,
         key_query: &key_query,
         updated,
         ttl_minutes: state
@@ -106,7 +108,11 @@ fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>
     }])
 }
 
-async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn opml(
+    State(app): State<Arc<App>>,
+    Extension(base): Extension<super::base::PublicBase>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let mut entries = Vec::new();
     let mut updated = 0;
     for w in app.store.watches()? {
@@ -115,7 +121,7 @@ async fn opml(State(app): State<Arc<App>>, headers: HeaderMap) -> Result<Respons
         let title = app.display_title(&w, state.as_ref());
         entries.push((w, title));
     }
-    let body = render::opml_export(&entries, &app.config.server.base_url, &app.key_query());
+    let body = render::opml_export(&entries, &base.0, &app.key_query());
     Ok(conditional(
         &headers,
         body,

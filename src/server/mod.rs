@@ -2,6 +2,7 @@
 
 pub mod api;
 mod auth;
+pub mod base;
 mod error;
 mod feeds;
 mod pages;
@@ -31,6 +32,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
+        .layer(middleware::from_fn_with_state(app.clone(), base::layer))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
 }
@@ -52,7 +54,10 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     cancel: tokio_util::sync::CancellationToken,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(async move { cancel.cancelled().await })
-        .await
+    axum::serve(
+        listener,
+        router(app).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { cancel.cancelled().await })
+    .await
 }

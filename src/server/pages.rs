@@ -11,12 +11,13 @@ use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::{Extension, Form, Router};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde::Deserialize;
 
 use super::api::OpmlReport;
 use super::auth;
+use super::base::PublicBase;
 use super::error::ApiError;
 use super::preview;
 use crate::app::{App, AppError, NewWatch};
@@ -120,10 +121,10 @@ fn status_of(s: Option<&WatchState>) -> Markup {
 }
 
 /// The copy-able feed URLs of a watch.
-fn feed_links(app: &App, id: &WatchId) -> Markup {
+fn feed_links(app: &App, base: &str, id: &WatchId) -> Markup {
     html! {
         @for (name, ext) in [("RSS", "xml"), ("Atom", "atom"), ("JSON", "json")] {
-            @let url = app.feed_url(id, ext);
+            @let url = app.feed_url_at(base, id, ext);
             div {
                 a.feed href=(url) { (name) } " "
                 input.feed readonly value=(url) onclick="this.select()" aria-label={ (name) " feed URL" };
@@ -177,6 +178,7 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
 
 fn index_body(
     app: &App,
+    base: &str,
     ctx: &Ctx,
     form: &AddForm,
     msg: Option<&Markup>,
@@ -207,7 +209,7 @@ fn index_body(
                         td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
                         td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) }
                         td { (s.as_ref().map_or(0, |s| s.item_count)) }
-                        td { (feed_links(app, &w.id)) }
+                        td { (feed_links(app, base, &w.id)) }
                     }
                 }
             }
@@ -230,6 +232,7 @@ struct IndexQuery {
 
 async fn index(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Query(q): Query<IndexQuery>,
 ) -> Result<Response, ApiError> {
@@ -241,7 +244,7 @@ async fn index(
     } else {
         q.removed.map(|u| html! { p.note { "Removed " (u) "." } })
     };
-    let body = index_body(&app, &ctx, &AddForm::default(), msg.as_ref())?;
+    let body = index_body(&app, &base.0, &ctx, &AddForm::default(), msg.as_ref())?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
 }
 
@@ -270,6 +273,7 @@ fn number<T: std::str::FromStr>(field: &str, v: Option<&str>) -> Result<Option<T
 
 async fn add(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Form(f): Form<AddForm>,
 ) -> Result<Response, ApiError> {
@@ -308,7 +312,7 @@ async fn add(
         Ok((w, _)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
             let msg = html! { p.msg #error { "Not added: " (m) } };
-            let body = index_body(&app, &ctx, &f, Some(&msg))?;
+            let body = index_body(&app, &base.0, &ctx, &f, Some(&msg))?;
             Ok(ctx.page(StatusCode::BAD_REQUEST, "watches", &body))
         }
         Err(e) => Err(e.into()),
@@ -335,6 +339,7 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
 
 async fn watch_page(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -352,7 +357,7 @@ async fn watch_page(
             tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), when)) } }
             tr { th { "Items" } td { (s.as_ref().map_or(0, |s| s.item_count)) } }
             tr { th { "Links on the page" } td { (s.as_ref().map_or(0, |s| s.link_count)) } }
-            tr { th { "Feeds" } td { (feed_links(&app, &w.id)) } }
+            tr { th { "Feeds" } td { (feed_links(&app, &base.0, &w.id)) } }
             @if let Some(c) = crawl.as_ref() {
                 tr #crawl { th { "Site pages" } td {
                     (c.pages) " known: " (c.lists) " lists, " (c.leaves) " item pages, "
@@ -480,6 +485,7 @@ async fn remove(
 
 async fn import_opml(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     mut form: Multipart,
 ) -> Result<Response, ApiError> {
@@ -526,7 +532,7 @@ async fn import_opml(
             html! { p.msg #error { "Nothing imported: " (m) } },
         ),
     };
-    let body = index_body(&app, &ctx, &AddForm::default(), Some(&msg))?;
+    let body = index_body(&app, &base.0, &ctx, &AddForm::default(), Some(&msg))?;
     Ok(ctx.page(status, "OPML import", &body))
 }
 
