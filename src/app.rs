@@ -64,6 +64,16 @@ impl From<RawWatch> for NewWatch {
     }
 }
 
+/// A webhook URL: http(s), one line.
+fn validate_webhook(u: &str) -> Result<String, AppError> {
+    match url::Url::parse(u) {
+        Ok(p) if matches!(p.scheme(), "http" | "https") && p.host().is_some() => Ok(p.to_string()),
+        _ => Err(AppError::BadInput(format!(
+            "webhook `{u}` is not an http(s) URL"
+        ))),
+    }
+}
+
 /// Keywords a watch may have, and the longest keyword.
 const MAX_KEYWORDS: usize = 20;
 const MAX_KEYWORD_CHARS: usize = 100;
@@ -96,6 +106,81 @@ fn validate_keywords(raw: &[String]) -> Result<Vec<String>, AppError> {
 
 /// Longest user title kept.
 const MAX_TITLE_CHARS: usize = 300;
+
+/// A user's title, trimmed, without control characters; `None` when blank.
+fn clean_title(t: &str) -> Option<String> {
+    let t = t.trim();
+    (!t.is_empty()).then(|| {
+        t.chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_TITLE_CHARS)
+            .collect()
+    })
+}
+
+/// Tags a watch may have, and the longest tag.
+const MAX_TAGS: usize = 20;
+const MAX_TAG_CHARS: usize = 40;
+
+/// Tags as users write them ("News, research" or a list): trimmed, lower case, sorted,
+/// distinct. A tag names a feed URL (`/feed/tag/<tag>.xml`), so it is letters, digits,
+/// spaces, `-`, `_` and `.` only.
+pub fn validate_tags(raw: &[String]) -> Result<Vec<String>, AppError> {
+    let mut out: Vec<String> = Vec::new();
+    for t in raw.iter().flat_map(|t| t.split(',')) {
+        let t = t.trim().to_lowercase();
+        if t.is_empty() {
+            continue;
+        }
+        let ok = t.chars().count() <= MAX_TAG_CHARS
+            && !t.starts_with('.')
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'));
+        if !ok {
+            return Err(AppError::BadInput(format!(
+                "tag `{}` is not a short name (letters, digits, spaces, - _ . and at most {MAX_TAG_CHARS} characters)",
+                t.chars().take(40).collect::<String>()
+            )));
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    if out.len() > MAX_TAGS {
+        return Err(AppError::BadInput(format!(
+            "{} tags is more than {MAX_TAGS}",
+            out.len()
+        )));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A change to a watch (`PATCH /api/watches/<id>`, `sitefeed edit`, the edit form).
+/// `None`: leave as is; `Some(None)`: clear.
+#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[derive(Debug, Clone, Default)]
+pub struct WatchEdit {
+    pub title: Option<Option<String>>,
+    pub select: Option<Option<String>>,
+    pub depth: Option<u8>,
+    pub keywords: Option<Vec<String>>,
+    pub strategy: Option<Option<crate::config::Strategy>>,
+    pub tags: Option<Vec<String>>,
+    pub paused: Option<bool>,
+    pub min_interval: Option<Option<std::time::Duration>>,
+    pub max_interval: Option<Option<std::time::Duration>>,
+    pub error_item: Option<bool>,
+    pub webhook: Option<Option<String>>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone)]
+pub struct Edited {
+    pub watch: Watch,
+    /// The selector or the depth changed: the next check records the page afresh.
+    pub rebaselined: bool,
+}
 
 #[derive(Debug)]
 pub struct App {
@@ -150,17 +235,7 @@ impl App {
                 Some(s.to_owned())
             }
         };
-        let title = req
-            .title
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.chars()
-                    .filter(|c| !c.is_control())
-                    .take(MAX_TITLE_CHARS)
-                    .collect()
-            });
+        let title = req.title.as_deref().and_then(clean_title);
         let url = url.to_string();
         Ok(Watch {
             id: WatchId::for_url(&url),
@@ -171,6 +246,7 @@ impl App {
             keywords,
             created: self.clock.now(),
             strategy: req.strategy,
+            options: crate::model::WatchOptions::default(),
         })
     }
 
@@ -227,10 +303,11 @@ impl App {
             return Err(AppError::NotFound(watch.id.to_string()));
         }
         let started = std::time::Instant::now();
+        let sched = self.schedule_for(watch);
         let report = check::run(
             &self.store,
             &self.fetcher,
-            &self.config.schedule,
+            &sched,
             &self.config.deep,
             watch,
             self.clock.now(),
@@ -250,6 +327,130 @@ impl App {
             locks.remove(id);
         }
         Ok(removed)
+    }
+
+    /// Applies `edit` to the watch `id`. Waits for a running check of it, so the edit
+    /// and a check never interleave. A new selector or depth re-baselines the watch
+    /// ([`Store::update_watch`]); resuming it or re-baselining it checks it soon.
+    pub async fn edit(&self, id: &WatchId, edit: &WatchEdit) -> Result<Edited, AppError> {
+        let lock = self.lock_for(id);
+        let _guard = lock.lock().await;
+        let old = self
+            .store
+            .watch(id)?
+            .ok_or_else(|| AppError::NotFound(id.to_string()))?;
+        let mut w = old.clone();
+        if let Some(t) = &edit.title {
+            w.title = t.as_deref().and_then(clean_title);
+        }
+        if let Some(sel) = &edit.select {
+            w.select = match sel.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(s) => {
+                    Selector::parse(s).map_err(|e| AppError::BadInput(e.to_string()))?;
+                    Some(s.to_owned())
+                }
+            };
+        }
+        if let Some(d) = edit.depth {
+            if !(1..=3).contains(&d) {
+                return Err(AppError::BadInput(format!("depth {d} is not 1, 2 or 3")));
+            }
+            w.depth = d;
+        }
+        if let Some(k) = &edit.keywords {
+            w.keywords = validate_keywords(k)?;
+        }
+        if let Some(s) = edit.strategy {
+            w.strategy = s;
+        }
+        if let Some(t) = &edit.tags {
+            w.options.tags = validate_tags(t)?;
+        }
+        if let Some(p) = edit.paused {
+            w.options.paused = p;
+        }
+        let secs = |d: std::time::Duration| d.as_secs().max(1);
+        if let Some(m) = edit.min_interval {
+            w.options.min_interval = m.map(secs);
+        }
+        if let Some(m) = edit.max_interval {
+            w.options.max_interval = m.map(secs);
+        }
+        if let (Some(lo), Some(hi)) = (w.options.min_interval, w.options.max_interval) {
+            if lo > hi {
+                return Err(AppError::BadInput(format!(
+                    "the minimum interval ({lo}s) is longer than the maximum ({hi}s)"
+                )));
+            }
+        }
+        if let Some(on) = edit.error_item {
+            w.options.no_error_item = !on;
+        }
+        if let Some(h) = &edit.webhook {
+            w.options.webhook = match h.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(u) => Some(validate_webhook(u)?),
+            };
+        }
+        let rebaselined = w.select != old.select || w.depth != old.depth;
+        let resumed = old.options.paused && !w.options.paused;
+        let now = self.clock.now();
+        let note = rebaselined.then(|| {
+            "the selector or depth changed: the next check records the page again, and \
+             nothing already on it becomes an item"
+                .to_owned()
+        });
+        let due = (rebaselined || resumed).then_some(now);
+        self.store.update_watch(&w, rebaselined, note, due)?;
+        self.wake.notify_one();
+        Ok(Edited {
+            watch: w,
+            rebaselined,
+        })
+    }
+
+    /// The schedule settings of `watch`: the config's, within the watch's own interval
+    /// bounds when it has them.
+    pub fn schedule_for(&self, watch: &Watch) -> crate::config::ScheduleConfig {
+        use std::time::Duration;
+        let mut s = self.config.schedule;
+        if let Some(lo) = watch.options.min_interval {
+            s.min_interval = Duration::from_secs(lo);
+            s.max_interval = s.max_interval.max(s.min_interval);
+        }
+        if let Some(hi) = watch.options.max_interval {
+            s.max_interval = Duration::from_secs(hi);
+            s.min_interval = s.min_interval.min(s.max_interval);
+        }
+        s.error_backoff_max = s.error_backoff_max.max(s.min_interval);
+        s
+    }
+
+    /// Moves the next check of every failing, unpaused watch to within a minute of
+    /// `now` (spread over that minute), so a fix made while the service was down (a
+    /// config change, the network back) shows without waiting out the backoff. Returns
+    /// how many were moved.
+    pub fn recheck_failing(&self) -> Result<usize, AppError> {
+        let now = self.clock.now();
+        let mut moved = 0;
+        for w in self.store.watches()? {
+            if w.options.paused {
+                continue;
+            }
+            let Some(s) = self.store.state(&w.id)? else {
+                continue;
+            };
+            if s.status == crate::model::Status::Error && s.next_check > now + 60 {
+                let at = now + 5 + i64::try_from(moved % 55).unwrap_or(0);
+                self.store.update_watch(&w, false, None, Some(at))?;
+                moved += 1;
+            }
+        }
+        if moved > 0 {
+            self.wake.notify_one();
+        }
+        Ok(moved)
     }
 
     /// Adds the watches declared in the config (idempotent).
@@ -335,6 +536,10 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         let listen = config.server.listen;
         let app = Arc::new(App::open(config)?);
         app.add_configured_watches()?;
+        let moved = app.recheck_failing()?;
+        if moved > 0 {
+            tracing::info!(watches = moved, "failing watches are checked again within a minute");
+        }
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
             crate::error::Error::Failed(format!("cannot listen on {listen}: {e} (set server.listen or SITEFEED_LISTEN)"))
         })?;

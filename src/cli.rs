@@ -48,7 +48,22 @@ pub enum Command {
     /// List watches.
     List,
     /// Remove a watch and its items.
-    Remove { id: String },
+    Remove {
+        /// Watch id or URL.
+        id: String,
+        /// Do not ask for confirmation (needed when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Change a watch: only the options given change; an empty value clears one. A new
+    /// selector or depth re-baselines the watch (nothing already on the page becomes an
+    /// item).
+    Edit {
+        /// Watch id or URL.
+        target: String,
+        #[command(flatten)]
+        args: EditArgs,
+    },
     /// Run one check now and print the new items.
     Check {
         /// Watch id or URL.
@@ -108,6 +123,161 @@ pub enum Command {
     ImportOpml { file: PathBuf },
     /// Print the OPML of all feeds.
     ExportOpml,
+}
+
+/// The options of `sitefeed edit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EditArgs {
+    /// Feed title ("" for the page's own).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// CSS selector narrowing the page to a region ("" for the whole page).
+    #[arg(long, value_name = "CSS")]
+    pub select: Option<String>,
+    /// 1 (the page only) to 3 (the pages it links to, and theirs).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub depth: Option<u8>,
+    /// Comma-separated topic keywords ("" for none).
+    #[arg(long)]
+    pub keywords: Option<String>,
+    /// Comma-separated tags: OPML folders and /feed/tag/<tag>.xml ("" for none).
+    #[arg(long)]
+    pub tags: Option<String>,
+    /// When to check: adaptive, periodic or fixed ("" for the config's default).
+    #[arg(long, value_parser = ["adaptive", "periodic", "fixed", ""])]
+    pub strategy: Option<String>,
+    /// Stop checking the watch until --resume.
+    #[arg(long, conflicts_with = "resume")]
+    pub pause: bool,
+    /// Check the watch again (soon, then on its schedule).
+    #[arg(long)]
+    pub resume: bool,
+    /// Check every DURATION (e.g. 30m, 2h): sets both interval bounds.
+    #[arg(long, value_name = "DURATION", conflicts_with_all = ["min_interval", "max_interval"])]
+    pub interval: Option<String>,
+    /// Shortest interval between checks of this watch ("" for the config's).
+    #[arg(long, value_name = "DURATION")]
+    pub min_interval: Option<String>,
+    /// Longest interval between checks of this watch ("" for the config's).
+    #[arg(long, value_name = "DURATION")]
+    pub max_interval: Option<String>,
+    /// Whether the feed carries an item when the watch keeps failing.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub error_item: Option<String>,
+    /// URL to POST each check's new items to, as a JSON Feed ("" for none).
+    #[arg(long, value_name = "URL")]
+    pub webhook: Option<String>,
+}
+
+impl EditArgs {
+    /// The body of `PATCH /api/watches/<id>` for these options ("" becomes `null`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let mut m = Map::new();
+        let text = |v: &str| {
+            if v.trim().is_empty() {
+                Value::Null
+            } else {
+                json!(v)
+            }
+        };
+        let list = |v: &str| {
+            json!(v
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>())
+        };
+        for (k, v) in [
+            ("title", &self.title),
+            ("select", &self.select),
+            ("strategy", &self.strategy),
+            ("min_interval", &self.min_interval),
+            ("max_interval", &self.max_interval),
+            ("webhook", &self.webhook),
+        ] {
+            if let Some(v) = v {
+                m.insert(k.into(), text(v));
+            }
+        }
+        if let Some(v) = &self.interval {
+            m.insert("interval".into(), json!(v));
+        }
+        if let Some(v) = &self.keywords {
+            m.insert("keywords".into(), list(v));
+        }
+        if let Some(v) = &self.tags {
+            m.insert("tags".into(), list(v));
+        }
+        if let Some(d) = self.depth {
+            m.insert("depth".into(), json!(d));
+        }
+        if self.pause || self.resume {
+            m.insert("paused".into(), json!(self.pause));
+        }
+        if let Some(v) = &self.error_item {
+            m.insert("error_item".into(), json!(v == "on"));
+        }
+        Value::Object(m)
+    }
+}
+
+/// Asks before a removal unless `yes`; without a terminal to ask on, `--yes` is needed.
+pub fn confirm_removal(url: &str, yes: bool) -> Result<(), Error> {
+    use std::io::IsTerminal;
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::Usage(format!(
+            "remove {url} and all its items? add --yes to confirm"
+        )));
+    }
+    eprint!("Remove {url} and all its items? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(Error::Usage("not removed".into()))
+    }
+}
+
+/// Prints what an edit left: the watch's settings, and a re-baseline when there was one.
+pub fn print_edited(
+    out: &mut dyn Write,
+    w: &serde_json::Value,
+    rebaselined: bool,
+) -> Result<(), Error> {
+    let s = |k: &str| w[k].as_str().unwrap_or("").to_owned();
+    writeln!(
+        out,
+        "edited {}\ttitle: {}\tselect: {}\tdepth: {}\ttags: {}\t{}",
+        s("id"),
+        s("title"),
+        w["select"].as_str().unwrap_or("-"),
+        w["depth"],
+        w["tags"]
+            .as_array()
+            .map(|t| t
+                .iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(","))
+            .unwrap_or_default(),
+        if w["paused"] == true {
+            "paused"
+        } else {
+            "active"
+        }
+    )?;
+    if rebaselined {
+        writeln!(
+            out,
+            "re-baselined: the next check records the page again; nothing already on it becomes an item"
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs a parsed command line.
@@ -233,10 +403,25 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 )?;
             }
         }
-        Command::Remove { id } => {
+        Command::Remove { id, yes } => {
             let w = app.find(&id)?;
+            confirm_removal(&w.url, yes)?;
             app.remove(&w.id).block()?;
             writeln!(out, "removed {}", w.id)?;
+        }
+        Command::Edit { target, args } => {
+            let w = app.find(&target)?;
+            let edit = crate::server::api::edit_from_json(args.to_json())?;
+            let edited = app.edit(&w.id, &edit).block()?;
+            let s = app.store.state(&w.id)?;
+            let json = serde_json::to_value(crate::server::api::watch_json(
+                &app,
+                &app.base_url(),
+                &edited.watch,
+                s.as_ref(),
+            ))
+            .map_err(|e| Error::Failed(e.to_string()))?;
+            print_edited(out, &json, edited.rebaselined)?;
         }
         Command::Check { target, dry_run } => {
             let w = app.find(&target)?;

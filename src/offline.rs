@@ -127,6 +127,7 @@ pub fn replay_reports(
         keywords: Vec::new(),
         created: now,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     };
     store.insert_watch(
         &watch,

@@ -62,23 +62,20 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                 )?;
             }
         }
-        Command::Remove { id } => {
+        Command::Remove { id, yes } => {
             let id = api.resolve(&id).await?;
+            crate::cli::confirm_removal(&id, yes)?;
             api.send(reqwest::Method::DELETE, &format!("/api/watches/{id}"), None)
                 .await?;
             writeln!(out, "removed {id}")?;
         }
         Command::Check { target, dry_run } => {
-            if dry_run {
-                return Err(Error::Usage(
-                    "--dry-run needs the store, which `sitefeed serve` holds; stop it or drop --dry-run".into(),
-                ));
-            }
             let id = api.resolve(&target).await?;
+            let query = if dry_run { "?dry_run=true" } else { "" };
             let (_, r) = api
                 .send(
                     reqwest::Method::POST,
-                    &format!("/api/watches/{id}/check"),
+                    &format!("/api/watches/{id}/check{query}"),
                     None,
                 )
                 .await?;
@@ -92,6 +89,22 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                     serde_json::json!({"title": i["title"], "link": i["link"]})
                 )?;
             }
+        }
+        Command::Edit { target, args } => {
+            let id = api.resolve(&target).await?;
+            let before = api
+                .send(reqwest::Method::GET, &format!("/api/watches/{id}"), None)
+                .await?
+                .1;
+            let (_, w) = api
+                .send(
+                    reqwest::Method::PATCH,
+                    &format!("/api/watches/{id}"),
+                    Some(args.to_json().to_string()),
+                )
+                .await?;
+            let rebaselined = before["select"] != w["select"] || before["depth"] != w["depth"];
+            crate::cli::print_edited(out, &w, rebaselined)?;
         }
         Command::ImportOpml { file } => {
             let opml = std::fs::read_to_string(&file)

@@ -79,13 +79,24 @@ fn add_is_idempotent_and_list_remove_work() {
         lines[1].starts_with(&format!("{id}\thttps://example.org/news/\tnever\tnew\t0")),
         "{lines:?}"
     );
+    // Without a terminal to ask on, removing needs --yes, and keeps the watch.
     let out = sitefeed(dir.path())
         .args(["remove", &id])
         .output()
         .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+    assert_eq!(
+        stdout_lines(&sitefeed(dir.path()).arg("list").output().expect("run")).len(),
+        2
+    );
+    let out = sitefeed(dir.path())
+        .args(["remove", "--yes", &id])
+        .output()
+        .expect("run");
     assert!(out.status.success());
     let out = sitefeed(dir.path())
-        .args(["remove", &id])
+        .args(["remove", "--yes", &id])
         .output()
         .expect("run");
     assert_eq!(

@@ -7,6 +7,7 @@ mod common;
 use common::Site;
 use reqwest::Client;
 use serde_json::Value;
+use sitefeed::schedule::clock::Clock;
 
 fn entries(n: usize) -> Vec<(String, String)> {
     (1..=n)
@@ -184,4 +185,213 @@ async fn sitefeed_base_url_from_the_environment_reaches_cli_and_server() {
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("SITEFEED_BASE_URL"), "{stderr}");
+}
+
+async fn check_now(c: &Client, base: &str, id: &str) -> Value {
+    json(c.post(format!("{base}/api/watches/{id}/check"))).await
+}
+
+async fn rss_items(c: &Client, url: &str) -> Vec<(String, String)> {
+    let body = c
+        .get(url)
+        .send()
+        .await
+        .expect("feed")
+        .bytes()
+        .await
+        .expect("bytes");
+    let feed = feed_rs::parser::parse(body.as_ref()).expect("parses");
+    feed.entries
+        .iter()
+        .map(|e| {
+            (
+                e.id.clone(),
+                e.title
+                    .as_ref()
+                    .map(|t| t.content.clone())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
+    let site = Site::start(&refs(&entries(3))).await;
+    site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    let r = check_now(&c, &base, &id).await;
+    assert!(
+        r["error"]
+            .as_str()
+            .expect("error")
+            .contains("not an HTML page"),
+        "{r}"
+    );
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["status"], "error");
+    assert_eq!(w["consecutive_errors"], 1);
+    assert!(w["error_since"].is_string(), "{w}");
+    // The site is fixed: a check now sees it at once.
+    site.set(&refs(&entries(3)));
+    let r = check_now(&c, &base, &id).await;
+    assert!(r["error"].is_null(), "{r}");
+    assert_eq!(r["baseline"], true);
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["status"], "ok");
+    assert!(w["error_since"].is_null());
+
+    // Failing again, many times: the backoff is capped (error_backoff_max, 6h).
+    site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    let wid = app.find(&id).expect("watch");
+    for _ in 0..8 {
+        clock.advance(3600);
+        let r = app.check(&wid, false).await.expect("check");
+        assert!(r.error.is_some());
+        assert!(r.next_check - clock.now() <= 6 * 3600, "capped backoff");
+    }
+    // A restart (or a config fix) re-checks failing watches within a minute.
+    let before = app.store.state(&wid.id).expect("state").expect("some");
+    assert!(before.next_check > clock.now() + 3600);
+    assert_eq!(app.recheck_failing().expect("recheck"), 1);
+    let after = app.store.state(&wid.id).expect("state").expect("some");
+    assert!(
+        after.next_check <= clock.now() + 60,
+        "{}",
+        after.next_check - clock.now()
+    );
+    let due = app.store.due(clock.now() + 60, 10).expect("due");
+    assert_eq!(due.len(), 1, "one due entry, at the new time");
+    assert_eq!(due[0].0, after.next_check);
+}
+
+#[tokio::test]
+async fn check_dry_run_through_the_api_stores_nothing() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    let r = json(c.post(format!("{base}/api/watches/{id}/check?dry_run=true"))).await;
+    assert_eq!(r["baseline"], true, "{r}");
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["checks"], 0, "a dry run is not stored");
+    assert_eq!(w["status"], "new");
+}
+
+#[tokio::test]
+async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
+    let site = Site::start(&refs(&entries(10))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    check_now(&c, &base, &id).await;
+    let mut page = entries(11);
+    site.set(&refs(&page));
+    clock.advance(600);
+    let r = check_now(&c, &base, &id).await;
+    assert_eq!(r["new_items"], 1, "{r}");
+
+    // PUT is not an edit; PATCH is.
+    let put = c
+        .put(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"title": "x"}))
+        .send()
+        .await
+        .expect("put");
+    assert_eq!(put.status(), 405);
+    let patch = |body: Value| {
+        c.patch(format!("{base}/api/watches/{id}"))
+            .json(&body)
+            .send()
+    };
+    let r = patch(serde_json::json!({"title": "Board", "select": "#list", "tags": ["News", "uni"], "min_interval": "10m", "max_interval": "2h"}))
+        .await
+        .expect("patch");
+    assert_eq!(r.status(), 200);
+    let w: Value = r.json().await.expect("json");
+    assert_eq!(w["title"], "Board");
+    assert_eq!(w["select"], "#list");
+    assert_eq!(w["tags"], serde_json::json!(["news", "uni"]));
+    assert_eq!(w["min_interval"], 600);
+    assert_eq!(w["max_interval"], 7200);
+    assert!(w["note"].as_str().unwrap_or("").contains("selector"), "{w}");
+
+    // The next check is a baseline: nothing from the page is new, though the region
+    // changed the link array.
+    page.insert(0, ("Notice 12".into(), "/n/12".into()));
+    site.set(&refs(&page));
+    clock.advance(600);
+    let r = check_now(&c, &base, &id).await;
+    assert_eq!(r["baseline"], true, "{r}");
+    assert_eq!(r["new_items"], 0, "{r}");
+    assert!(r["next_check"].as_str().is_some(), "{r}");
+    // After it, a new entry is one item; the feed has the title and two items.
+    page.insert(0, ("Notice 13".into(), "/n/13".into()));
+    site.set(&refs(&page));
+    clock.advance(600);
+    let r = check_now(&c, &base, &id).await;
+    assert_eq!(r["new_items"], 1, "{r}");
+    let next = chrono::DateTime::parse_from_rfc3339(r["next_check"].as_str().expect("next"))
+        .expect("date")
+        .timestamp();
+    assert!(next - clock.now() <= 7200, "the watch's max_interval holds");
+    let items = rss_items(&c, &format!("{base}/feed/{id}.xml")).await;
+    let titles: Vec<&str> = items.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(titles, ["Notice 13", "Notice 11"], "{items:?}");
+    let feed = c
+        .get(format!("{base}/feed/{id}.xml"))
+        .send()
+        .await
+        .expect("feed")
+        .text()
+        .await
+        .expect("text");
+    assert!(feed.contains("<title>Board</title>"));
+
+    // Bad edits are 400 with a JSON error and change nothing.
+    for bad in [
+        serde_json::json!({"depth": 7}),
+        serde_json::json!({"select": "div[["}),
+        serde_json::json!({"min_interval": "soon"}),
+        serde_json::json!({"min_interval": "3h", "max_interval": "1h"}),
+        serde_json::json!({"tags": ["a/b"]}),
+        serde_json::json!({"colour": "red"}),
+        serde_json::json!({"webhook": "ftp://x"}),
+    ] {
+        let r = patch(bad.clone()).await.expect("patch");
+        assert_eq!(r.status(), 400, "{bad}");
+        let v: Value = r.json().await.expect("json error");
+        assert!(v["error"].is_string(), "{bad}: {v}");
+    }
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["select"], "#list");
+    assert_eq!(w["depth"], 1);
+
+    // Paused: out of the due index, not checked by the scheduler; resumed: due now.
+    patch(serde_json::json!({"paused": true}))
+        .await
+        .expect("pause");
+    assert!(app.store.due(i64::MAX - 1, 10).expect("due").is_empty());
+    check_now(&c, &base, &id).await;
+    assert!(
+        app.store.due(i64::MAX - 1, 10).expect("due").is_empty(),
+        "a check by hand does not put a paused watch back on the schedule"
+    );
+    let w: Value = patch(serde_json::json!({"paused": false}))
+        .await
+        .expect("resume")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(w["paused"], false);
+    let due = app.store.due(clock.now(), 10).expect("due");
+    assert_eq!(due.len(), 1, "resumed: due now");
 }

@@ -16,6 +16,7 @@ fn watch(url: &str) -> Watch {
         keywords: Vec::new(),
         created: 1_700_000_000,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     }
 }
 
@@ -387,6 +388,7 @@ fn rss_snapshot() {
         keywords: Vec::new(),
         created: 1_699_000_000,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     };
     let items = [
         Item {

@@ -150,11 +150,28 @@ async fn run_one(app: &App, id: &WatchId) {
             return;
         }
     };
+    if watch.options.paused {
+        return;
+    }
     match app.check(&watch, false).await {
         Ok(r) if r.error.is_some() => {
-            tracing::info!(%id, url = %watch.url, error = r.error.as_deref().unwrap_or(""), "check failed");
+            tracing::warn!(%id, url = %watch.url, error = r.error.as_deref().unwrap_or(""), "check failed");
         }
-        Ok(r) => tracing::debug!(%id, new = r.new_items.len(), "checked"),
+        Ok(r) => {
+            tracing::info!(
+                %id,
+                url = %watch.url,
+                new_items = r.new_items.len(),
+                changed = r.changed,
+                baseline = r.baseline,
+                site_pages = r.site_pages,
+                next_check = %crate::server::api::rfc3339(r.next_check),
+                "checked"
+            );
+            for i in &r.new_items {
+                tracing::debug!(%id, title = %i.title, link = %i.link, "new item");
+            }
+        }
         Err(e) => tracing::error!(%id, error = %e, "check could not complete"),
     }
 }

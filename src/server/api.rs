@@ -19,7 +19,7 @@ use crate::store::WatchState;
 pub fn router() -> Router<Arc<App>> {
     Router::new()
         .route("/api/watches", post(create).get(list))
-        .route("/api/watches/{id}", get(show).delete(remove))
+        .route("/api/watches/{id}", get(show).delete(remove).patch(edit))
         .route("/api/watches/{id}/check", post(check))
         .route("/api/watches/{id}/items", get(items))
         .route("/api/opml", post(import_opml))
@@ -70,6 +70,18 @@ pub struct WatchJson {
     /// the last check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl: Option<crate::crawl::state::Summary>,
+    pub tags: Vec<String>,
+    /// Not checked by the scheduler.
+    pub paused: bool,
+    /// The watch's own interval bounds, seconds (`null`: the config's).
+    pub min_interval: Option<u64>,
+    pub max_interval: Option<u64>,
+    /// Whether its feed says so when it keeps failing.
+    pub error_item: bool,
+    pub webhook: Option<String>,
+    /// When the current run of failures began; failed checks in a row.
+    pub error_since: Option<String>,
+    pub consecutive_errors: u32,
 }
 
 /// How a watch is scheduled (DESIGN 3).
@@ -189,6 +201,14 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         checks: s.map_or(0, |s| s.checks),
         crawl: s.and_then(|s| s.crawl),
         schedule: schedule_json(app, w, s),
+        tags: w.options.tags.clone(),
+        paused: w.options.paused,
+        min_interval: w.options.min_interval,
+        max_interval: w.options.max_interval,
+        error_item: !w.options.no_error_item,
+        webhook: w.options.webhook.clone(),
+        error_since: s.and_then(|s| s.error_since).map(rfc3339),
+        consecutive_errors: s.map_or(0, |s| s.consecutive_errors),
         backfill: s.map_or(0, |s| s.backfill),
         recent_checks: s
             .map(|s| {
@@ -294,13 +314,23 @@ struct CheckJson {
     next_check: String,
 }
 
+#[derive(Debug, Default, Deserialize)]
+struct CheckQuery {
+    /// `true`: fetch and analyse, store nothing.
+    dry_run: Option<bool>,
+}
+
 async fn check(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<CheckQuery>,
 ) -> Result<Json<CheckJson>, ApiError> {
     let w = find(&app, &id)?;
-    let r = app.check(&w, false).await?;
-    app.wake.notify_one();
+    let dry_run = q.dry_run.unwrap_or(false);
+    let r = app.check(&w, dry_run).await?;
+    if !dry_run {
+        app.wake.notify_one();
+    }
     Ok(Json(CheckJson {
         new_items: r.new_items.len(),
         changed: r.changed,
@@ -309,6 +339,114 @@ async fn check(
         items: r.new_items.iter().map(ItemJson::from).collect(),
         next_check: rfc3339(r.next_check),
     }))
+}
+
+/// A field that may be absent (leave it), `null` (clear it) or a value.
+#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The body of `PATCH /api/watches/<id>`: only the fields given change; `null` clears.
+#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditBody {
+    #[serde(default, deserialize_with = "nullable")]
+    title: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    select: Option<Option<String>>,
+    depth: Option<u8>,
+    keywords: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    strategy: Option<Option<String>>,
+    tags: Option<Vec<String>>,
+    paused: Option<bool>,
+    /// Shorthand: both bounds at once (a check every `interval`).
+    interval: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    min_interval: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    max_interval: Option<Option<String>>,
+    error_item: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    webhook: Option<Option<String>>,
+}
+
+/// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
+pub fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
+    crate::config::parse_duration(v)
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            AppError::BadInput(format!(
+                "{field} `{v}` is not a duration such as 10m, 1h or 1d"
+            ))
+        })
+}
+
+#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+impl EditBody {
+    fn into_edit(self) -> Result<crate::app::WatchEdit, AppError> {
+        let dur = |field: &str, v: Option<Option<String>>| {
+            v.map(|o| o.map(|s| duration(field, &s)).transpose())
+                .transpose()
+        };
+        let mut min_interval = dur("min_interval", self.min_interval)?;
+        let mut max_interval = dur("max_interval", self.max_interval)?;
+        if let Some(i) = self.interval {
+            let d = duration("interval", &i)?;
+            min_interval = Some(Some(d));
+            max_interval = Some(Some(d));
+        }
+        let strategy = match self.strategy {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(name)) => Some(Some(crate::config::Strategy::parse(&name).ok_or_else(
+                || {
+                    AppError::BadInput(format!(
+                        "strategy `{name}` is not one of {}",
+                        crate::config::Strategy::NAMES
+                    ))
+                },
+            )?)),
+        };
+        Ok(crate::app::WatchEdit {
+            title: self.title,
+            select: self.select,
+            depth: self.depth,
+            keywords: self.keywords,
+            strategy,
+            tags: self.tags,
+            paused: self.paused,
+            min_interval,
+            max_interval,
+            error_item: self.error_item,
+            webhook: self.webhook,
+        })
+    }
+}
+
+/// A [`WatchEdit`](crate::app::WatchEdit) from a PATCH body (also `sitefeed edit`).
+pub fn edit_from_json(v: serde_json::Value) -> Result<crate::app::WatchEdit, AppError> {
+    let b: EditBody = serde_json::from_value(v).map_err(|e| AppError::BadInput(e.to_string()))?;
+    b.into_edit()
+}
+
+async fn edit(
+    State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
+    Path(id): Path<String>,
+    b: Result<Json<EditBody>, JsonRejection>,
+) -> Result<Json<WatchJson>, ApiError> {
+    let w = find(&app, &id)?;
+    let e = body(b)?.into_edit()?;
+    let edited = app.edit(&w.id, &e).await?;
+    let s = app.store.state(&w.id)?;
+    Ok(Json(watch_json(&app, &base.0, &edited.watch, s.as_ref())))
 }
 
 async fn items(

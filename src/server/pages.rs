@@ -32,6 +32,8 @@ pub fn router() -> Router<Arc<App>> {
         .route("/watches/{id}/preview", get(preview_page))
         .route("/watches/{id}/check", post(check_now))
         .route("/watches/{id}/remove", post(remove))
+        .route("/watches/{id}/edit", post(edit))
+        .route("/watches/{id}/pause", post(pause))
         .route("/opml/import", post(import_opml))
         .route("/login", get(login_page).post(login))
         .route("/logout", post(logout))
@@ -114,6 +116,10 @@ fn status_of(s: Option<&WatchState>) -> Markup {
     match s {
         Some(s) if s.status == Status::Error => html! {
             span.err { "error" } @if let Some(e) = &s.error { br; span.err { (e) } }
+            br; span.muted {
+                @if let Some(t) = s.error_since { "failing since " (when(t)) ", " }
+                (s.consecutive_errors) " failed check" @if s.consecutive_errors != 1 { "s" } " in a row; next try " (when(s.next_check))
+            }
         },
         Some(s) if s.status == Status::Ok => html! { span.ok { "ok" } },
         _ => html! { span.muted { "new (not checked yet)" } },
@@ -334,6 +340,53 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
         @if let Some(sel) = &w.select { p { "CSS selector: " code { (sel) } } }
         @if w.depth > 1 { p { "Depth " (w.depth) ": the pages it links to are watched too." } }
         @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
+        @if !w.options.tags.is_empty() { p.tags { "Tags: " @for t in &w.options.tags { span.tag { (t) } " " } } }
+        @if w.options.paused { p.msg #paused { "Paused: the scheduler does not check this watch." } }
+    }
+}
+
+/// The edit form of a watch's page.
+fn edit_form(ctx: &Ctx, w: &Watch) -> Markup {
+    let secs = |v: Option<u64>| v.map(human_secs).unwrap_or_default();
+    html! {
+        form #edit method="post" action={ "/watches/" (w.id) "/edit" } {
+            fieldset {
+                legend { "Edit" }
+                (ctx.hidden())
+                label { "Title " input name="title" placeholder="from the page" value=(w.title.clone().unwrap_or_default()); }
+                label { "CSS selector " input name="select" placeholder="the whole page" value=(w.select.clone().unwrap_or_default()); }
+                label { "Depth "
+                    select name="depth" {
+                        @for d in [1u8, 2, 3] {
+                            option value=(d) selected[w.depth == d] { (d) }
+                        }
+                    }
+                }
+                br;
+                label { "Tags " input name="tags" placeholder="news, research" value=(w.options.tags.join(", ")); }
+                label { "Keywords " input name="keywords" value=(w.keywords.join(", ")); }
+                br;
+                label { "Check at most every " input name="min_interval" size="6" placeholder="5m" value=(secs(w.options.min_interval)); }
+                label { "and at least every " input name="max_interval" size="6" placeholder="1d" value=(secs(w.options.max_interval)); }
+                br;
+                label { input type="checkbox" name="error_item" value="on" checked[!w.options.no_error_item];
+                    " Say so in the feed when the page keeps failing" }
+                label { "Webhook " input name="webhook" type="url" placeholder="https://example.org/hook" value=(w.options.webhook.clone().unwrap_or_default()); }
+                button type="submit" { "Save" }
+                p.muted { "A new selector or depth re-baselines the watch: its next check records the page "
+                    "again, and nothing already on it becomes an item." }
+            }
+        }
+    }
+}
+
+/// Seconds as people write durations: `90s`, `10m`, `2h`, `1d`.
+fn human_secs(s: u64) -> String {
+    match s {
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
     }
 }
 
@@ -368,9 +421,16 @@ async fn watch_page(
         }
         p {
             a #preview href={ "/watches/" (w.id) "/preview" } { "Preview what sitefeed extracts now" } " "
-            form.inline method="post" action={ "/watches/" (w.id) "/check" } { (ctx.hidden()) button { "Check now" } } " "
-            form.inline method="post" action={ "/watches/" (w.id) "/remove" } { (ctx.hidden()) button { "Remove" } }
+            form.inline method="post" action={ "/watches/" (w.id) "/check" } { (ctx.hidden()) button #check { "Check now" } } " "
+            form.inline method="post" action={ "/watches/" (w.id) "/pause" } {
+                (ctx.hidden())
+                @if w.options.paused { input type="hidden" name="paused" value="false"; button #pause { "Resume" } }
+                @else { input type="hidden" name="paused" value="true"; button #pause { "Pause" } }
+            } " "
+            form.inline method="post" action={ "/watches/" (w.id) "/remove" }
+                onsubmit="return confirm('Remove this watch and all its items?')" { (ctx.hidden()) button #remove { "Remove" } }
         }
+        (edit_form(&ctx, &w))
         h2 { "Latest items" }
         @if items.is_empty() {
             p.muted { "No new links found yet." }
@@ -463,6 +523,106 @@ async fn check_now(
     let w = find(&app, &id)?;
     app.check(&w, false).await?;
     app.wake.notify_one();
+    Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
+}
+
+/// The edit form as sent. A checkbox that is not ticked is not sent at all.
+#[derive(Debug, Default, Deserialize)]
+struct EditForm {
+    csrf: Option<String>,
+    title: Option<String>,
+    select: Option<String>,
+    depth: Option<String>,
+    tags: Option<String>,
+    keywords: Option<String>,
+    min_interval: Option<String>,
+    max_interval: Option<String>,
+    error_item: Option<String>,
+    webhook: Option<String>,
+}
+
+impl EditForm {
+    fn to_json(&self) -> Result<serde_json::Value, String> {
+        let text = |v: &Option<String>| match v.as_deref().map(str::trim) {
+            None | Some("") => serde_json::Value::Null,
+            Some(t) => serde_json::json!(t),
+        };
+        let list = |v: &Option<String>| {
+            v.as_deref()
+                .unwrap_or("")
+                .split(',')
+                .map(|k| k.trim().to_owned())
+                .filter(|k| !k.is_empty())
+                .collect::<Vec<_>>()
+        };
+        let mut m = serde_json::json!({
+            "title": text(&self.title),
+            "select": text(&self.select),
+            "tags": list(&self.tags),
+            "keywords": list(&self.keywords),
+            "min_interval": text(&self.min_interval),
+            "max_interval": text(&self.max_interval),
+            "error_item": self.error_item.is_some(),
+            "webhook": text(&self.webhook),
+        });
+        if let Some(d) = number::<u8>("depth", self.depth.as_deref())? {
+            m["depth"] = serde_json::json!(d);
+        }
+        Ok(m)
+    }
+}
+
+async fn edit(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<EditForm>,
+) -> Result<Response, ApiError> {
+    let ctx = Ctx::new(&app, &headers);
+    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+        return Ok(csrf_failed(&ctx));
+    }
+    let w = find(&app, &id)?;
+    let result = f
+        .to_json()
+        .map_err(AppError::BadInput)
+        .and_then(super::api::edit_from_json);
+    let result = match result {
+        Ok(e) => app.edit(&w.id, &e).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(_) => Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response()),
+        Err(AppError::BadInput(m)) => {
+            let msg = html! { p.msg #error { "Not saved: " (m) } };
+            let body = html! { (msg) p { a href={ "/watches/" (w.id) } { "Back to the watch" } } };
+            Ok(ctx.page(StatusCode::BAD_REQUEST, "not saved", &body))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct PauseForm {
+    csrf: Option<String>,
+    paused: Option<String>,
+}
+
+async fn pause(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<PauseForm>,
+) -> Result<Response, ApiError> {
+    if !auth::csrf_ok(&headers, f.csrf.as_deref().unwrap_or("")) {
+        return Ok(csrf_failed(&Ctx::new(&app, &headers)));
+    }
+    let w = find(&app, &id)?;
+    let edit = crate::app::WatchEdit {
+        paused: Some(f.paused.as_deref() != Some("false")),
+        ..crate::app::WatchEdit::default()
+    };
+    app.edit(&w.id, &edit).await?;
     Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
 }
 
