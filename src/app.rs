@@ -158,7 +158,10 @@ pub fn validate_tags(raw: &[String]) -> Result<Vec<String>, AppError> {
 
 /// A change to a watch (`PATCH /api/watches/<id>`, `sitefeed edit`, the edit form).
 /// `None`: leave as is; `Some(None)`: clear.
-#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
 #[derive(Debug, Clone, Default)]
 pub struct WatchEdit {
     pub title: Option<Option<String>>,

@@ -20,6 +20,16 @@ fn refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
     v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
 }
 
+/// An app on a temporary store with a manual clock and no per-host delay.
+fn fast_app(
+    dir: &std::path::Path,
+) -> (
+    std::sync::Arc<sitefeed::App>,
+    sitefeed::schedule::clock::ManualClock,
+) {
+    common::app_with(dir, |c| c.fetch.per_host_delay = std::time::Duration::ZERO)
+}
+
 async fn json(r: reqwest::RequestBuilder) -> Value {
     r.send().await.expect("request").json().await.expect("json")
 }
@@ -29,7 +39,7 @@ async fn feed_urls_follow_the_request_and_trusted_proxies_only() {
     let site = Site::start(&refs(&entries(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     // No base_url: URLs come from the request.
-    let (app, _clock) = common::app(dir.path());
+    let (app, _clock) = fast_app(dir.path());
     assert!(app.config.server.base_url.is_none());
     let base = common::serve(app).await;
     let c = Client::new();
@@ -220,7 +230,7 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
     let site = Site::start(&refs(&entries(3))).await;
     site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app(dir.path());
+    let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
     let c = Client::new();
     let id = common::add_watch(&c, &base, &site.url()).await;
@@ -273,7 +283,7 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
 async fn check_dry_run_through_the_api_stores_nothing() {
     let site = Site::start(&refs(&entries(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _clock) = common::app(dir.path());
+    let (app, _clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
     let c = Client::new();
     let id = common::add_watch(&c, &base, &site.url()).await;
@@ -288,7 +298,7 @@ async fn check_dry_run_through_the_api_stores_nothing() {
 async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
     let site = Site::start(&refs(&entries(10))).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app(dir.path());
+    let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
     let c = Client::new();
     let id = common::add_watch(&c, &base, &site.url()).await;
@@ -394,4 +404,110 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
     assert_eq!(w["paused"], false);
     let due = app.store.due(clock.now(), 10).expect("due");
     assert_eq!(due.len(), 1, "resumed: due now");
+}
+
+#[tokio::test]
+async fn a_failing_watch_says_so_in_its_feed_after_a_day_and_not_after_it_recovers() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = fast_app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    let w = app.find(&id).expect("watch");
+    let feed = format!("{base}/feed/{id}.xml");
+    app.check(&w, false).await.expect("baseline");
+    let error_items = |items: &[(String, String)]| {
+        items
+            .iter()
+            .filter(|(guid, _)| guid.starts_with("error-"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+
+    site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    clock.advance(3600);
+    app.check(&w, false).await.expect("check");
+    clock.advance(22 * 3600);
+    app.check(&w, false).await.expect("check");
+    assert!(
+        error_items(&rss_items(&c, &feed).await).is_empty(),
+        "not before a day (feed.error_item_after)"
+    );
+    clock.advance(2 * 3600);
+    let items = rss_items(&c, &feed).await;
+    let errs = error_items(&items);
+    assert_eq!(errs.len(), 1, "{items:?}");
+    assert_eq!(items[0], errs[0], "at the top of the feed");
+    assert!(errs[0].1.contains("not an HTML page"), "{errs:?}");
+    assert!(errs[0].1.contains("since 2023-11-14 23:13 UTC"), "{errs:?}");
+    // Same episode, same guid, one item, whatever further checks say.
+    clock.advance(3600);
+    app.check(&w, false).await.expect("check");
+    let again = error_items(&rss_items(&c, &feed).await);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].0, errs[0].0);
+    // Atom and JSON carry it too, and parse.
+    for ext in ["atom", "json"] {
+        let body = c
+            .get(format!("{base}/feed/{id}.{ext}"))
+            .send()
+            .await
+            .expect("feed")
+            .bytes()
+            .await
+            .expect("bytes");
+        let f = feed_rs::parser::parse(body.as_ref()).expect("parses");
+        assert!(f.entries[0].id.contains("error-"), "{ext}");
+    }
+    // A watch may turn it off.
+    c.patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"error_item": false}))
+        .send()
+        .await
+        .expect("patch");
+    assert!(error_items(&rss_items(&c, &feed).await).is_empty());
+    c.patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"error_item": true}))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(error_items(&rss_items(&c, &feed).await).len(), 1);
+
+    // Recovered: gone.
+    site.set(&refs(&entries(3)));
+    clock.advance(3600);
+    let r = app.check(&w, false).await.expect("check");
+    assert!(r.error.is_none(), "{r:?}");
+    assert!(error_items(&rss_items(&c, &feed).await).is_empty());
+    // A new run of failures is a new item, with a new guid.
+    site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    clock.advance(3600);
+    app.check(&w, false).await.expect("check");
+    clock.advance(25 * 3600);
+    let next = error_items(&rss_items(&c, &feed).await);
+    assert_eq!(next.len(), 1);
+    assert_ne!(next[0].0, errs[0].0);
+}
+
+#[tokio::test]
+async fn connection_refused_is_reported_as_such_not_as_robots_txt() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    // Nothing listens there now.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = fast_app(dir.path());
+    let (w, _) = app
+        .add_watch(&sitefeed::app::NewWatch {
+            url: format!("http://127.0.0.1:{port}/"),
+            ..Default::default()
+        })
+        .expect("add");
+    let r = app.check(&w, false).await.expect("check");
+    let e = r.error.expect("fails");
+    assert!(e.contains("connection refused"), "{e}");
+    assert!(!e.contains("robots"), "{e}");
 }

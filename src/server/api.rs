@@ -342,7 +342,10 @@ async fn check(
 }
 
 /// A field that may be absent (leave it), `null` (clear it) or a value.
-#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
 fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
 where
     D: serde::Deserializer<'de>,
@@ -352,7 +355,10 @@ where
 }
 
 /// The body of `PATCH /api/watches/<id>`: only the fields given change; `null` clears.
-#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EditBody {
@@ -388,7 +394,10 @@ pub fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
         })
 }
 
-#[allow(clippy::option_option, reason = "absent: leave it; null: clear it; a value: set it")]
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
 impl EditBody {
     fn into_edit(self) -> Result<crate::app::WatchEdit, AppError> {
         let dur = |field: &str, v: Option<Option<String>>| {

@@ -41,6 +41,12 @@ async fn feed(
             items = first_items(&app, &watch, s)?;
         }
     }
+    if let Some(e) = state
+        .as_ref()
+        .and_then(|s| error_item(&app, &base.0, &watch, s))
+    {
+        items.insert(0, e);
+    }
     let title = app.display_title(&watch, state.as_ref());
     let updated = items.first().map_or(watch.created, |i| i.first_seen);
     let key_query = app.key_query();
@@ -106,6 +112,36 @@ fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Result<Vec<Item>
         link: watch.url.clone(),
         first_seen: at,
     }])
+}
+
+/// The item a watch's feed carries while the watch has been failing for longer than
+/// `feed.error_item_after` (unless the watch turned it off): what is wrong and since
+/// when, linking to the watch's page here. Its id is the same for the whole run of
+/// failures (a reader shows it once) and new for the next one; it goes away with the
+/// first successful check.
+pub fn error_item(app: &App, base: &str, watch: &Watch, state: &WatchState) -> Option<Item> {
+    let after = app.config.feed.error_item_after?;
+    if watch.options.no_error_item || state.status != crate::model::Status::Error {
+        return None;
+    }
+    let since = state.error_since?;
+    let shown = since.saturating_add(i64::try_from(after.as_secs()).unwrap_or(i64::MAX / 4));
+    if app.clock.now() < shown {
+        return None;
+    }
+    let when = chrono::DateTime::from_timestamp(since, 0)
+        .unwrap_or_default()
+        .format("%Y-%m-%d %H:%M UTC");
+    let error = state.error.as_deref().unwrap_or("unknown error");
+    Some(Item {
+        id: format!("error-{}-{since}", watch.id),
+        title: format!(
+            "sitefeed cannot read this page since {when} ({} failed checks): {error}",
+            state.consecutive_errors
+        ),
+        link: format!("{base}/watches/{}", watch.id),
+        first_seen: shown,
+    })
 }
 
 async fn opml(
