@@ -537,6 +537,13 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         .map_err(|e| crate::error::Error::Failed(format!("cannot start the runtime: {e}")))?;
     rt.block_on(async move {
         let listen = config.server.listen;
+        let data = std::path::absolute(&config.storage.path)
+            .unwrap_or_else(|_| config.storage.path.clone());
+        let file = config.file.as_ref().map_or_else(
+            || "none (built-in defaults; --config or SITEFEED_CONFIG names a file)".to_owned(),
+            |f| f.display().to_string(),
+        );
+        tracing::info!(config = %file, data = %data.display(), "starting");
         let app = Arc::new(App::open(config)?);
         app.add_configured_watches()?;
         let moved = app.recheck_failing()?;

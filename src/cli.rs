@@ -16,8 +16,19 @@ pub struct Cli {
     /// Config file (default: config/sitefeed.toml; env SITEFEED_CONFIG).
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Log lines as text or as one JSON object per line (on stderr; RUST_LOG chooses
+    /// what is logged, e.g. RUST_LOG=debug or RUST_LOG=sitefeed=debug,info).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The form of log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -332,6 +343,32 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     let config = Config::load(cli.config.as_deref())?;
     if let Command::Serve = cli.command {
         return crate::app::serve_blocking(config);
+    }
+    // Only `add` and `import-opml` create a store; the others say where they looked.
+    if !matches!(
+        cli.command,
+        Command::Add { .. } | Command::ImportOpml { .. }
+    ) && !config.storage.path.exists()
+    {
+        let path = std::path::absolute(&config.storage.path)
+            .unwrap_or_else(|_| config.storage.path.clone());
+        let from = config.file.as_ref().map_or_else(
+            || "the built-in default; --config or SITEFEED_CONFIG names a config file".to_owned(),
+            |f| format!("from {}", f.display()),
+        );
+        let msg = format!(
+            "no store at {} ({from}; storage.path or SITEFEED_DATA names another): nothing is watched there yet; `sitefeed add URL` creates it",
+            path.display()
+        );
+        // A service on this config's address has its own store: ask it.
+        if crate::remote::answers(&config).block() {
+            return crate::remote::run(&config, cli.command, out).block();
+        }
+        if let Command::List = cli.command {
+            eprintln!("{msg}");
+            return Ok(());
+        }
+        return Err(Error::Usage(msg));
     }
     let app = match App::open(config.clone()) {
         Ok(app) => app,

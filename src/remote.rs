@@ -134,6 +134,19 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
     Ok(())
 }
 
+/// Whether a sitefeed server answers at the config's listen address (within 2 s).
+pub async fn answers(config: &Config) -> bool {
+    let Ok(api) = Api::new(config) else {
+        return false;
+    };
+    api.client
+        .get(format!("{}/healthz", api.base))
+        .timeout(std::time::Duration::from_secs(2))
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
+}
+
 fn text(v: &Value) -> &str {
     v.as_str().unwrap_or("")
 }

@@ -511,3 +511,156 @@ async fn connection_refused_is_reported_as_such_not_as_robots_txt() {
     assert!(e.contains("connection refused"), "{e}");
     assert!(!e.contains("robots"), "{e}");
 }
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+#[test]
+fn read_only_commands_in_an_empty_directory_create_nothing_and_say_where_they_looked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["list"][..],
+        &["export-opml"][..],
+        &["check", "--dry-run", "0123456789ab"][..],
+        &["remove", "--yes", "0123456789ab"][..],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+            .current_dir(dir.path())
+            .args(args)
+            .env_remove("SITEFEED_DATA")
+            .env_remove("SITEFEED_CONFIG")
+            .env("SITEFEED_LISTEN", format!("127.0.0.1:{}", free_port()))
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no store at "), "{args:?}: {err}");
+        assert!(
+            err.contains(&dir.path().join("data").display().to_string()),
+            "names the absolute path it looked at: {err}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(if args[0] == "list" { 0 } else { 2 }),
+            "{args:?}"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("dir").count(),
+            0,
+            "{args:?} created nothing"
+        );
+    }
+}
+
+#[tokio::test]
+async fn serve_logs_each_check_at_info_without_colours_and_says_where_its_files_are() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let port = free_port();
+    let cfg = dir.path().join("sitefeed.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = {:?}\n\
+             [fetch]\nallow_private_addresses = true\nper_host_delay_ms = 0\n",
+            dir.path().join("data").display().to_string()
+        ),
+    )
+    .expect("config");
+    let log = dir.path().join("log.txt");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("serve")
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("spawn");
+    let _server = common::ServeProcess {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    };
+    let c = Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut up = false;
+    for _ in 0..200 {
+        if c.get(format!("{base}/healthz")).send().await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(up, "serve came up");
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    let mut text = String::new();
+    for _ in 0..200 {
+        text = std::fs::read_to_string(&log).expect("log");
+        if text.contains("checked") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        !text.contains('\u{1b}'),
+        "no escape codes in a file: {text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("checked") && l.contains(&id))
+        .unwrap_or_else(|| panic!("one INFO line per check: {text}"));
+    assert!(line.contains("INFO"), "{line}");
+    assert!(line.contains("new_items=0"), "{line}");
+    assert!(line.contains("baseline=true"), "{line}");
+    assert!(
+        text.contains(&cfg.display().to_string()),
+        "the config path: {text}"
+    );
+    assert!(
+        text.contains(&dir.path().join("data").display().to_string()),
+        "the data directory: {text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("INFO") && l.contains("sled")),
+        "sled's internals stay below INFO: {text}"
+    );
+}
+
+#[test]
+fn log_format_json_writes_one_object_per_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A busy port: serve logs its start, then fails to listen.
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .args(["--log-format", "json", "serve"])
+        .current_dir(dir.path())
+        .env("SITEFEED_DATA", dir.path().join("data"))
+        .env_remove("SITEFEED_CONFIG")
+        .env(
+            "SITEFEED_LISTEN",
+            busy.local_addr().expect("addr").to_string(),
+        )
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let objects: Vec<Value> = err
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect();
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["fields"]["message"] == "starting" && o["level"] == "INFO"),
+        "{err}"
+    );
+}
