@@ -42,6 +42,8 @@ pub struct NewWatch {
     /// Show up to this many of the page's current entries as items after the first check
     /// (instead of one "now watched" item). At most [`MAX_BACKFILL`].
     pub backfill: Option<u32>,
+    /// Tags, as users write them ([`validate_tags`]).
+    pub tags: Vec<String>,
 }
 
 /// Largest backfill a user may ask for.
@@ -60,6 +62,7 @@ impl From<RawWatch> for NewWatch {
                 .as_deref()
                 .and_then(crate::config::Strategy::parse),
             backfill: None,
+            tags: w.tags.unwrap_or_default(),
         }
     }
 }
@@ -156,6 +159,32 @@ pub fn validate_tags(raw: &[String]) -> Result<Vec<String>, AppError> {
     Ok(out)
 }
 
+/// A reader's folder name as a tag: lower case, what a tag may not hold turned into
+/// spaces, at most the length of a tag; `None` when nothing is left.
+pub fn tag_from_folder(name: &str) -> Option<String> {
+    let kept: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let t = kept
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches('.')
+        .chars()
+        .take(MAX_TAG_CHARS)
+        .collect::<String>();
+    let t = t.trim().to_owned();
+    (!t.is_empty()).then_some(t)
+}
+
 /// A change to a watch (`PATCH /api/watches/<id>`, `sitefeed edit`, the edit form).
 /// `None`: leave as is; `Some(None)`: clear.
 #[allow(
@@ -249,7 +278,10 @@ impl App {
             keywords,
             created: self.clock.now(),
             strategy: req.strategy,
-            options: crate::model::WatchOptions::default(),
+            options: crate::model::WatchOptions {
+                tags: validate_tags(&req.tags)?,
+                ..crate::model::WatchOptions::default()
+            },
         })
     }
 

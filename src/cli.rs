@@ -55,6 +55,9 @@ pub enum Command {
         /// one "now watched" item) until the first new one.
         #[arg(long, value_name = "N")]
         backfill: Option<u32>,
+        /// Comma-separated tags: OPML folders and /feed/tag/<tag>.xml.
+        #[arg(long)]
+        tags: Option<String>,
     },
     /// List watches.
     List,
@@ -387,8 +390,12 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             keywords,
             strategy,
             backfill,
+            tags,
         } => {
             let req = NewWatch {
+                tags: tags
+                    .map(|t| t.split(',').map(str::to_owned).collect())
+                    .unwrap_or_default(),
                 strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
                 url,
                 depth,

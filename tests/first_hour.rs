@@ -664,3 +664,165 @@ fn log_format_json_writes_one_object_per_line() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn tags_filters_tag_feeds_and_opml_folders() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = fast_app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let add = |q: &str, title: &str, tags: Vec<&str>| {
+        c.post(format!("{base}/api/watches"))
+            .json(&serde_json::json!({"url": format!("{}?{q}", site.url()), "title": title, "tags": tags}))
+            .send()
+    };
+    let a: Value = add("a", "Alpha board", vec!["News", "uni"])
+        .await
+        .expect("add")
+        .json()
+        .await
+        .expect("json");
+    let b: Value = add("b", "Beta board", vec!["news"])
+        .await
+        .expect("add")
+        .json()
+        .await
+        .expect("json");
+    add("c", "Gamma", vec![]).await.expect("add");
+    assert_eq!(a["tags"], serde_json::json!(["news", "uni"]));
+    let (ida, idb) = (
+        a["id"].as_str().expect("id").to_owned(),
+        b["id"].as_str().expect("id").to_owned(),
+    );
+
+    // The plain list is still an array of all; query parameters narrow it.
+    let all = json(c.get(format!("{base}/api/watches"))).await;
+    assert_eq!(all.as_array().expect("array").len(), 3);
+    let ids = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|w| w["title"].as_str().expect("title").to_owned())
+            .collect()
+    };
+    let v = json(c.get(format!("{base}/api/watches?tag=news&sort=title"))).await;
+    assert_eq!(ids(&v), ["Alpha board", "Beta board"]);
+    let v = json(c.get(format!("{base}/api/watches?q=BOARD%20beta"))).await;
+    assert_eq!(ids(&v), ["Beta board"]);
+    let r = c
+        .get(format!("{base}/api/watches?sort=-title&per_page=2&page=2"))
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(r.headers()["x-total-count"], "3");
+    assert_eq!(ids(&r.json().await.expect("json")), ["Alpha board"]);
+    for bad in ["status=broken", "sort=colour", "page=first"] {
+        let r = c
+            .get(format!("{base}/api/watches?{bad}"))
+            .send()
+            .await
+            .expect("list");
+        assert_eq!(r.status(), 400, "{bad}");
+        let v: Value = r.json().await.expect("json error");
+        assert!(v["error"].is_string(), "{bad}");
+    }
+
+    // A check of each: the tag's feed carries the items of both tagged watches, once.
+    for id in [&ida, &idb] {
+        check_now(&c, &base, id).await;
+    }
+    site.set(&refs(&entries(4)));
+    clock.advance(600);
+    for id in [&ida, &idb] {
+        let r = check_now(&c, &base, id).await;
+        assert_eq!(r["new_items"], 1, "{r}");
+    }
+    let items = rss_items(&c, &format!("{base}/feed/tag/news.xml")).await;
+    assert_eq!(
+        items.len(),
+        1,
+        "the same link in two watches is one item: {items:?}"
+    );
+    assert_eq!(items[0].1, "Notice 4");
+    let rss = c
+        .get(format!("{base}/feed/tag/news.xml"))
+        .send()
+        .await
+        .expect("feed")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        rss.contains(&format!("{base}/feed/tag/news.xml")),
+        "self link: {rss}"
+    );
+    assert!(rss.contains("<title>sitefeed: news</title>"));
+    let missing = c
+        .get(format!("{base}/feed/tag/nothing.xml"))
+        .send()
+        .await
+        .expect("feed");
+    assert_eq!(missing.status(), 404);
+
+    // OPML: folders out, one OPML per tag, and folders back in as tags.
+    let opml = c
+        .get(format!("{base}/opml"))
+        .send()
+        .await
+        .expect("opml")
+        .text()
+        .await
+        .expect("text");
+    assert!(opml.contains("<outline text=\"news\""), "{opml}");
+    let news = c
+        .get(format!("{base}/opml?tag=uni"))
+        .send()
+        .await
+        .expect("opml")
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(news.matches("xmlUrl=").count(), 1, "{news}");
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let (app2, _) = fast_app(dir2.path());
+    let report = sitefeed::server::api::import(&app2, &opml).expect("import");
+    assert_eq!(report.added, 3);
+    let tagged: Vec<Vec<String>> = app2
+        .store
+        .watches()
+        .expect("watches")
+        .iter()
+        .map(|w| w.options.tags.clone())
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(tagged.len(), 2, "{tagged:?}");
+    assert!(tagged.contains(&vec!["news".to_owned(), "uni".to_owned()]));
+    // A reader's folder names become tags.
+    let foreign = r#"<opml version="2.0"><body><outline text="Tech &amp; Science"><outline text="X" xmlUrl="https://x.example/feed"/></outline></body></opml>"#;
+    sitefeed::server::api::import(&app2, foreign).expect("import");
+    let x = app2.find("https://x.example/feed").expect("x");
+    assert_eq!(x.options.tags, ["tech science"]);
+
+    // The web list: filter by tag; adding an existing URL says so and links it.
+    let page = c
+        .get(format!("{base}/?tag=uni"))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(page.matches("class=\"watchrow\"").count(), 1, "{page}");
+    assert!(page.contains("/feed/tag/uni.xml"));
+    let page = c
+        .get(format!("{base}/?exists={ida}"))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(page.contains("Already watched"), "{page}");
+    assert!(page.contains(&format!("href=\"/watches/{ida}\"")));
+}

@@ -170,6 +170,7 @@ pub struct RawWatch {
     pub keywords: Option<Vec<String>>,
     /// adaptive | periodic | fixed; default `schedule.strategy`.
     pub strategy: Option<String>,
+    pub tags: Option<Vec<String>>,
 }
 
 // ----- validated -----

@@ -35,6 +35,7 @@ struct CreateBody {
     keywords: Option<Vec<String>>,
     strategy: Option<String>,
     backfill: Option<u32>,
+    tags: Option<Vec<String>>,
 }
 
 /// A watch as the API shows it.
@@ -255,6 +256,7 @@ async fn create(
         select: b.select,
         keywords: b.keywords.unwrap_or_default(),
         backfill: b.backfill,
+        tags: b.tags.unwrap_or_default(),
     };
     let (w, added) = app.add_watch(&req)?;
     let s = app.store.state(&w.id)?;
@@ -266,16 +268,31 @@ async fn create(
     Ok((code, Json(watch_json(&app, &base.0, &w, s.as_ref()))).into_response())
 }
 
+/// `GET /api/watches`: every watch, a JSON array; with `q`, `tag`, `status`, `error`,
+/// `sort`, `page`, `per_page` (see [`super::list::ListQuery`]) the ones they select, still
+/// an array, with the count before paging in `X-Total-Count`.
 async fn list(
     State(app): State<Arc<App>>,
     Extension(base): Extension<PublicBase>,
-) -> Result<Json<Vec<WatchJson>>, ApiError> {
-    let mut out = Vec::new();
-    for w in app.store.watches()? {
-        let s = app.store.state(&w.id)?;
-        out.push(watch_json(&app, &base.0, &w, s.as_ref()));
-    }
-    Ok(Json(out))
+    q: Result<
+        axum::extract::Query<super::list::ListQuery>,
+        axum::extract::rejection::QueryRejection,
+    >,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = q.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
+    let out: Vec<WatchJson> = rows
+        .iter()
+        .map(|(_, w, s)| watch_json(&app, &base.0, w, s.as_ref()))
+        .collect();
+    Ok((
+        [(
+            axum::http::HeaderName::from_static("x-total-count"),
+            total.to_string(),
+        )],
+        Json(out),
+    )
+        .into_response())
 }
 
 fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
@@ -498,6 +515,11 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         let req = NewWatch {
             url: e.url.clone(),
             title: e.title,
+            tags: e
+                .tags
+                .iter()
+                .filter_map(|t| crate::app::tag_from_folder(t))
+                .collect(),
             ..NewWatch::default()
         };
         match app.validate(&req) {

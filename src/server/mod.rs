@@ -5,6 +5,7 @@ mod auth;
 pub mod base;
 mod error;
 mod feeds;
+pub mod list;
 mod pages;
 mod preview;
 

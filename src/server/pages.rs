@@ -19,6 +19,7 @@ use super::api::OpmlReport;
 use super::auth;
 use super::base::PublicBase;
 use super::error::ApiError;
+use super::list::ListQuery;
 use super::preview;
 use crate::app::{App, AppError, NewWatch};
 use crate::model::{Status, Watch, WatchId};
@@ -42,12 +43,22 @@ pub fn router() -> Router<Arc<App>> {
 /// Items shown on a watch's page.
 const PAGE_ITEMS: usize = 50;
 
-const CSS: &str = "body{font:15px/1.4 system-ui,sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;width:100%}td,th{padding:.3em .4em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
+const CSS: &str = ":root{color-scheme:light dark}\
+body{font:15px/1.4 system-ui,sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222;background:#fff}\
+table{border-collapse:collapse;width:100%}td,th{padding:.3em .4em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
 .err{color:#a00}.ok{color:#070}.new{background:#efe}.muted{color:#666}.msg{padding:.5em;border:1px solid #a00;background:#fee}\
-.note{padding:.5em;border:1px solid #070;background:#efe}input.feed{width:22em;font:12px monospace}\
-form.inline{display:inline}fieldset{border:1px solid #ccc;margin:1em 0}label{display:inline-block;margin:.2em .6em .2em 0}\
-mark{background:#cfc;padding:0 .3em}";
+.note{padding:.5em;border:1px solid #070;background:#efe}input.feed{width:22em;max-width:100%;font:12px monospace}\
+form.inline{display:inline}fieldset{border:1px solid #ccc;margin:1em 0;min-width:0}label{display:inline-block;margin:.2em .6em .2em 0;max-width:100%}\
+input,select,button{max-width:100%;box-sizing:border-box}a{overflow-wrap:anywhere}\
+mark{background:#cfc;padding:0 .3em}.tag{display:inline-block;padding:0 .4em;border:1px solid #9ab;border-radius:.6em;font-size:90%;margin:.1em 0}\
+.lbl{display:none}code{overflow-wrap:anywhere}\
+@media (max-width:640px){table#watches thead{display:none}table#watches tr,table#watches td{display:block}\
+table#watches tr{border-bottom:2px solid #ccc;padding:.4em 0}table#watches td{border:0;padding:.1em 0}.lbl{display:inline;color:#666}\
+input[size]{width:100%}}\
+@media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}a{color:#8ab4f8}td,th{border-color:#444}\
+.muted,.lbl{color:#999}.err{color:#f77}.ok{color:#6d6}.msg{background:#3a1010;border-color:#a33}\
+.note,.new{background:#103a1a;border-color:#3a3}mark{background:#2a5a2a;color:#eee}fieldset{border-color:#555}\
+input,select,button,textarea{background:#222;color:#ddd;border:1px solid #555}}";
 
 /// Per-request things every page needs: the CSRF token (and its cookie when new) and
 /// whether to show the logout button.
@@ -78,7 +89,8 @@ impl Ctx {
             html lang="en" {
                 head {
                     meta charset="utf-8";
-                    meta name="viewport" content="width=device-width";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    meta name="color-scheme" content="light dark";
                     title { (title) " · sitefeed" }
                     style { (PreEscaped(CSS)) }
                 }
@@ -104,6 +116,21 @@ impl Ctx {
     }
 }
 
+/// A message for the page: text between backticks (keys, values, as the CLI writes
+/// them) is set as code, not shown with its backticks.
+fn plain(msg: &str) -> Markup {
+    let parts: Vec<&str> = msg.split('`').collect();
+    // An odd backtick out is kept as text.
+    if parts.len() % 2 == 0 {
+        return html! { (msg) };
+    }
+    html! {
+        @for (i, part) in parts.iter().enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
+        }
+    }
+}
+
 /// A date for people: `2024-05-01 12:00 UTC`.
 fn when(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)
@@ -115,7 +142,7 @@ fn when(t: i64) -> String {
 fn status_of(s: Option<&WatchState>) -> Markup {
     match s {
         Some(s) if s.status == Status::Error => html! {
-            span.err { "error" } @if let Some(e) = &s.error { br; span.err { (e) } }
+            span.err { "error" } @if let Some(e) = &s.error { br; span.err { (plain(e)) } }
             br; span.muted {
                 @if let Some(t) = s.error_since { "failing since " (when(t)) ", " }
                 (s.consecutive_errors) " failed check" @if s.consecutive_errors != 1 { "s" } " in a row; next try " (when(s.next_check))
@@ -148,6 +175,7 @@ struct AddForm {
     select: Option<String>,
     keywords: Option<String>,
     backfill: Option<String>,
+    tags: Option<String>,
     csrf: Option<String>,
 }
 
@@ -172,6 +200,7 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
                 label { "Title " input name="title" placeholder="from the page" value=(v(&f.title)); }
                 label { "CSS selector " input name="select" placeholder="e.g. main .news" value=(v(&f.select)); }
                 label { "Keywords " input name="keywords" placeholder="a, b (only items on this topic)" value=(v(&f.keywords)); }
+                label { "Tags " input name="tags" placeholder="news, research" value=(v(&f.tags)); }
                 label { "Backfill " input name="backfill" type="number" min="0" max="100" size="4"
                     placeholder="0" value=(v(&f.backfill)); }
                 button type="submit" { "Watch" }
@@ -182,40 +211,131 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
     }
 }
 
+/// Watches on one page of the list.
+const LIST_PAGE: usize = 50;
+
+#[allow(
+    clippy::too_many_lines,
+    reason = "one page template: the add form, the filters, the list"
+)]
 fn index_body(
     app: &App,
     base: &str,
     ctx: &Ctx,
     form: &AddForm,
     msg: Option<&Markup>,
+    list: &ListQuery,
 ) -> Result<Markup, ApiError> {
-    let mut rows = Vec::new();
-    for w in app.store.watches()? {
-        let s = app.store.state(&w.id)?;
-        rows.push((app.display_title(&w, s.as_ref()), w, s));
+    let mut list = list.clone();
+    if list.sort.as_deref().unwrap_or("").is_empty() {
+        list.sort = Some("title".into());
     }
-    rows.sort_by_key(|r| r.0.to_lowercase());
+    let (rows, total) = super::list::select(app, &list, LIST_PAGE)?;
+    let all_watches = app.store.watches()?;
+    let mut tags: Vec<&str> = all_watches
+        .iter()
+        .flat_map(|w| w.options.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    let page = list.page.unwrap_or(1).max(1);
+    let pages = total.div_ceil(LIST_PAGE).max(1);
+    let filtered = list.q.as_deref().is_some_and(|q| !q.trim().is_empty())
+        || list.tag.as_deref().is_some_and(|t| !t.is_empty())
+        || list.status.as_deref().is_some_and(|t| !t.is_empty());
+    let v = |o: &Option<String>| o.clone().unwrap_or_default();
+    let page_link = |p: usize| {
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        for (k, val) in [
+            ("q", &list.q),
+            ("tag", &list.tag),
+            ("status", &list.status),
+            ("sort", &list.sort),
+        ] {
+            if let Some(val) = val.as_deref().filter(|x| !x.is_empty()) {
+                q.append_pair(k, val);
+            }
+        }
+        q.append_pair("page", &p.to_string());
+        format!("/?{}", q.finish())
+    };
+    let sorts = [
+        ("title", "title"),
+        ("-last_check", "last checked"),
+        ("next_check", "next check"),
+        ("-items", "most items"),
+        ("status", "status"),
+        ("-created", "newest"),
+    ];
     Ok(html! {
         h1 { "sitefeed" }
         @if let Some(m) = msg { (m) }
         (add_form(ctx, form))
-        h2 { "Watches (" (rows.len()) ")" }
-        @if rows.is_empty() {
+        h2 { "Watches (" (all_watches.len()) ")" }
+        @if all_watches.is_empty() {
             p.muted { "Nothing watched yet: add a page above, or import an OPML file below." }
         } @else {
-            table #watches {
-                tr { th { "Title / URL" } th { "Status" } th { "Last check" } th { "Next check" } th { "Items" } th { "Feeds" } }
-                @for (title, w, s) in &rows {
-                    tr {
-                        td {
-                            a.watch href={ "/watches/" (w.id) } { (title) } br;
-                            a.muted href=(w.url) { (w.url) }
+            form #filter method="get" action="/" {
+                label { "Search " input type="search" name="q" value=(v(&list.q)) placeholder="title, URL or tag"; }
+                label { "Tag "
+                    select name="tag" {
+                        option value="" { "all" }
+                        @for t in &tags { option value=(t) selected[list.tag.as_deref() == Some(*t)] { (t) } }
+                    }
+                }
+                label { "Status "
+                    select name="status" {
+                        @for (val, name) in [("", "all"), ("ok", "ok"), ("error", "failing"), ("new", "new"), ("paused", "paused")] {
+                            option value=(val) selected[list.status.as_deref().unwrap_or("") == val] { (name) }
                         }
-                        td { (status_of(s.as_ref())) }
-                        td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
-                        td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) }
-                        td { (s.as_ref().map_or(0, |s| s.item_count)) }
-                        td { (feed_links(app, base, &w.id)) }
+                    }
+                }
+                label { "Sort "
+                    select name="sort" {
+                        @for (val, name) in sorts {
+                            option value=(val) selected[list.sort.as_deref() == Some(val)] { (name) }
+                        }
+                    }
+                }
+                button type="submit" { "Show" }
+                @if filtered { " " a href="/" { "all watches" } }
+            }
+            @if let Some(t) = list.tag.as_deref().filter(|t| tags.contains(t)) {
+                p.note #tagfeeds {
+                    "Tag " strong { (t) } ": "
+                    a href={ (base) "/feed/tag/" (super::feeds::path_segment(t)) ".xml" (app.key_query()) } { "its feed (RSS)" } ", "
+                    a href={ (base) "/opml?tag=" (super::feeds::query_value(t)) (app.key_query().replacen('?', "&", 1)) } { "its OPML" }
+                }
+            }
+            @if rows.is_empty() {
+                p.muted #nomatch { "No watch matches." }
+            } @else {
+                table #watches {
+                    thead { tr { th { "Title / URL" } th { "Status" } th { "Last check" } th { "Next check" } th { "Items" } th { "Feeds" } } }
+                    tbody {
+                        @for (title, w, s) in &rows {
+                            tr.watchrow {
+                                td {
+                                    a.watch href={ "/watches/" (w.id) } { (title) } br;
+                                    a.muted.url href=(w.url) { (w.url) }
+                                    @if !w.options.tags.is_empty() {
+                                        br; @for t in &w.options.tags { a.tag href={ "/?tag=" (super::feeds::query_value(t)) } { (t) } " " }
+                                    }
+                                }
+                                td { @if w.options.paused { span.muted { "paused" } br; } (status_of(s.as_ref())) }
+                                td { span.lbl { "Last check " } (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
+                                td { span.lbl { "Next check " } (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) }
+                                td { span.lbl { "Items " } (s.as_ref().map_or(0, |s| s.item_count)) }
+                                td { (feed_links(app, base, &w.id)) }
+                            }
+                        }
+                    }
+                }
+                @if pages > 1 {
+                    p #pages {
+                        @if page > 1 { a rel="prev" href=(page_link(page - 1)) { "previous" } " " }
+                        "page " (page) " of " (pages) " (" (total) " watches)"
+                        @if page < pages { " " a rel="next" href=(page_link(page + 1)) { "next" } }
                     }
                 }
             }
@@ -233,7 +353,13 @@ fn index_body(
 #[derive(Debug, Deserialize)]
 struct IndexQuery {
     added: Option<String>,
+    exists: Option<String>,
     removed: Option<String>,
+    q: Option<String>,
+    tag: Option<String>,
+    status: Option<String>,
+    sort: Option<String>,
+    page: Option<String>,
 }
 
 async fn index(
@@ -247,10 +373,31 @@ async fn index(
         app.store.watch(&id)?.map(|w| {
             html! { p.note { "Watching " a href={ "/watches/" (w.id) } { (w.url) } ". Its first check sets the baseline." } }
         })
+    } else if let Some(id) = q.exists.as_deref().and_then(WatchId::parse) {
+        app.store.watch(&id)?.map(|w| {
+            html! { p.note #exists { "Already watched: " a href={ "/watches/" (w.id) } { (app.display_title(&w, None)) } " (" (w.url) ")." } }
+        })
     } else {
-        q.removed.map(|u| html! { p.note { "Removed " (u) "." } })
+        q.removed
+            .clone()
+            .map(|u| html! { p.note { "Removed " (u) "." } })
     };
-    let body = index_body(&app, &base.0, &ctx, &AddForm::default(), msg.as_ref())?;
+    let list = ListQuery {
+        q: q.q,
+        tag: q.tag,
+        status: q.status,
+        sort: q.sort,
+        page: q.page.as_deref().and_then(|p| p.trim().parse().ok()),
+        ..ListQuery::default()
+    };
+    let body = index_body(
+        &app,
+        &base.0,
+        &ctx,
+        &AddForm::default(),
+        msg.as_ref(),
+        &list,
+    )?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
 }
 
@@ -309,16 +456,18 @@ async fn add(
                 .collect(),
             backfill: number("backfill", f.backfill.as_deref())?,
             strategy: None,
+            tags: f.tags.iter().map(ToOwned::to_owned).collect(),
         })
     })();
     let result = parsed
         .map_err(AppError::BadInput)
         .and_then(|req| app.add_watch(&req));
     match result {
-        Ok((w, _)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
+        Ok((w, true)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
+        Ok((w, false)) => Ok(Redirect::to(&format!("/?exists={}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
-            let msg = html! { p.msg #error { "Not added: " (m) } };
-            let body = index_body(&app, &base.0, &ctx, &f, Some(&msg))?;
+            let msg = html! { p.msg #error { "Not added: " (plain(&m)) } };
+            let body = index_body(&app, &base.0, &ctx, &f, Some(&msg), &ListQuery::default())?;
             Ok(ctx.page(StatusCode::BAD_REQUEST, "watches", &body))
         }
         Err(e) => Err(e.into()),
@@ -405,6 +554,7 @@ async fn watch_page(
         (watch_header(&app, &w, s.as_ref()))
         table {
             tr { th { "Status" } td { (status_of(s.as_ref())) } }
+            @if let Some(n) = s.as_ref().and_then(|s| s.note.as_deref()) { tr #note { th { "Note" } td { (plain(n)) } } }
             tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) } }
             tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) } }
             tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), when)) } }
@@ -451,7 +601,7 @@ async fn watch_page(
                     tr {
                         td { (when(c.at)) }
                         td {
-                            @if let Some(e) = &c.error { span.err { "failed: " (e) } }
+                            @if let Some(e) = &c.error { span.err { "failed: " (plain(e)) } }
                             @else if c.new_items > 0 { (c.new_items) " new item" @if c.new_items > 1 { "s" } }
                             @else if c.changed { "links changed, nothing new" }
                             @else { "unchanged" }
@@ -479,7 +629,7 @@ async fn preview_page(
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
         h2 { "Preview" }
         @match &result {
-            Err(m) => p.msg #error { (m) },
+            Err(m) => p.msg #error { (plain(m)) },
             Ok(p) => {
                 @let new = p.links.iter().filter(|l| l.new).count();
                 p #summary {
@@ -594,7 +744,7 @@ async fn edit(
     match result {
         Ok(_) => Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
-            let msg = html! { p.msg #error { "Not saved: " (m) } };
+            let msg = html! { p.msg #error { "Not saved: " (plain(&m)) } };
             let body = html! { (msg) p { a href={ "/watches/" (w.id) } { "Back to the watch" } } };
             Ok(ctx.page(StatusCode::BAD_REQUEST, "not saved", &body))
         }
@@ -689,10 +839,17 @@ async fn import_opml(
         Ok(r) => (StatusCode::OK, import_report(r)),
         Err(m) => (
             StatusCode::BAD_REQUEST,
-            html! { p.msg #error { "Nothing imported: " (m) } },
+            html! { p.msg #error { "Nothing imported: " (plain(m)) } },
         ),
     };
-    let body = index_body(&app, &base.0, &ctx, &AddForm::default(), Some(&msg))?;
+    let body = index_body(
+        &app,
+        &base.0,
+        &ctx,
+        &AddForm::default(),
+        Some(&msg),
+        &ListQuery::default(),
+    )?;
     Ok(ctx.page(status, "OPML import", &body))
 }
 
@@ -702,7 +859,7 @@ fn import_report(r: &OpmlReport) -> Markup {
             "OPML imported: " (r.added) " added, " (r.existing) " already watched"
             @if !r.rejected.is_empty() {
                 ", " (r.rejected.len()) " rejected:"
-                ul { @for x in &r.rejected { li { (x.url) ": " (x.error) } } }
+                ul { @for x in &r.rejected { li { (x.url) ": " (plain(&x.error)) } } }
             }
             "."
         }
@@ -725,13 +882,13 @@ fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>) -> Re
         @if app.config.server.admin_token.is_empty() {
             p { "This sitefeed has no admin token: " a href="/" { "go to the watches" } "." }
         } @else {
-            @if let Some(m) = msg { p.msg #error { (m) } }
+            @if let Some(m) = msg { p.msg #error { (plain(m)) } }
             form method="post" action="/login" {
                 (ctx.hidden())
                 label { "Admin token " input type="password" name="token" autofocus required; }
                 button { "Log in" }
             }
-            p.muted { "The token is `server.admin_token` in the config." }
+            p.muted { "The token is " code { "server.admin_token" } " in the config (or SITEFEED_SERVER_ADMIN_TOKEN)." }
         }
     };
     ctx.page(status, "log in", &body)
