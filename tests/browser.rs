@@ -364,6 +364,7 @@ async fn listed(d: &Driver) -> Vec<String> {
 }
 
 #[tokio::test]
+#[allow(clippy::too_many_lines, reason = "one user story, step by step")]
 async fn search_tag_filter_edit_pause_and_a_narrow_screen_in_chromium() {
     if !have_browser() {
         return;
