@@ -827,3 +827,109 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert!(page.contains("Already watched"), "{page}");
     assert!(page.contains(&format!("href=\"/watches/{ida}\"")));
 }
+
+/// A webhook receiver: answers with the statuses given in turn (then the last one), and
+/// keeps the bodies it got.
+async fn hook(statuses: Vec<u16>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use axum::routing::post;
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let g = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move |body: String| {
+            let g = g.clone();
+            let statuses = statuses.clone();
+            async move {
+                let mut v = g.lock().expect("lock");
+                v.push(body);
+                let s = statuses
+                    .get(v.len() - 1)
+                    .or(statuses.last())
+                    .copied()
+                    .unwrap_or(200);
+                axum::http::StatusCode::from_u16(s).expect("status")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
+    (format!("http://{addr}/hook"), got)
+}
+
+async fn webhook_outcome(c: &Client, base: &str, id: &str) -> Value {
+    for _ in 0..100 {
+        let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+        if w["webhook_at"].is_string() {
+            return w;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no webhook outcome recorded");
+}
+
+#[tokio::test]
+async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = fast_app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    let (url, got) = hook(vec![503, 200]).await;
+    let r = c
+        .patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"webhook": url}))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(r.status(), 200);
+    check_now(&c, &base, &id).await;
+    site.set(&refs(&entries(4)));
+    clock.advance(600);
+    assert_eq!(check_now(&c, &base, &id).await["new_items"], 1);
+    let w = webhook_outcome(&c, &base, &id).await;
+    assert!(w["webhook_error"].is_null(), "delivered on the retry: {w}");
+    let bodies = got.lock().expect("lock").clone();
+    assert_eq!(bodies.len(), 2, "one 503, then one delivery");
+    let feed: Value = serde_json::from_str(&bodies[1]).expect("a JSON Feed");
+    assert_eq!(feed["version"], "https://jsonfeed.org/version/1.1");
+    assert_eq!(feed["items"][0]["title"], "Notice 4");
+    assert_eq!(feed["items"].as_array().expect("items").len(), 1);
+
+    // A webhook that keeps failing: the failure shows on the watch and its page.
+    let (bad, got_bad) = hook(vec![500]).await;
+    c.patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"webhook": bad}))
+        .send()
+        .await
+        .expect("patch");
+    site.set(&refs(&entries(5)));
+    clock.advance(600);
+    check_now(&c, &base, &id).await;
+    let mut w = webhook_outcome(&c, &base, &id).await;
+    for _ in 0..100 {
+        if w["webhook_error"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    }
+    assert!(
+        w["webhook_error"].as_str().expect("error").contains("500"),
+        "{w}"
+    );
+    assert_eq!(got_bad.lock().expect("lock").len(), 3, "three attempts");
+    let page = c
+        .get(format!("{base}/watches/{id}"))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("text");
+    assert!(page.contains("id=\"webhook\""), "{page}");
+    assert!(page.contains("the webhook answered 500"));
+}

@@ -141,7 +141,7 @@ impl Runner {
     }
 }
 
-async fn run_one(app: &App, id: &WatchId) {
+async fn run_one(app: &Arc<App>, id: &WatchId) {
     let watch = match app.store.watch(id) {
         Ok(Some(w)) => w,
         Ok(None) => return,
@@ -171,6 +171,7 @@ async fn run_one(app: &App, id: &WatchId) {
             for i in &r.new_items {
                 tracing::debug!(%id, title = %i.title, link = %i.link, "new item");
             }
+            app.notify(&watch, &r);
         }
         Err(e) => tracing::error!(%id, error = %e, "check could not complete"),
     }

@@ -83,6 +83,9 @@ pub struct WatchJson {
     /// When the current run of failures began; failed checks in a row.
     pub error_since: Option<String>,
     pub consecutive_errors: u32,
+    /// The last webhook delivery, and why it failed (`null`: delivered).
+    pub webhook_at: Option<String>,
+    pub webhook_error: Option<String>,
 }
 
 /// How a watch is scheduled (DESIGN 3).
@@ -210,6 +213,8 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         webhook: w.options.webhook.clone(),
         error_since: s.and_then(|s| s.error_since).map(rfc3339),
         consecutive_errors: s.map_or(0, |s| s.consecutive_errors),
+        webhook_at: s.and_then(|s| s.webhook_at).map(rfc3339),
+        webhook_error: s.and_then(|s| s.webhook_error.clone()),
         backfill: s.map_or(0, |s| s.backfill),
         recent_checks: s
             .map(|s| {
@@ -347,6 +352,7 @@ async fn check(
     let r = app.check(&w, dry_run).await?;
     if !dry_run {
         app.wake.notify_one();
+        app.notify(&w, &r);
     }
     Ok(Json(CheckJson {
         new_items: r.new_items.len(),

@@ -555,6 +555,18 @@ async fn watch_page(
         table {
             tr { th { "Status" } td { (status_of(s.as_ref())) } }
             @if let Some(n) = s.as_ref().and_then(|s| s.note.as_deref()) { tr #note { th { "Note" } td { (plain(n)) } } }
+            @if let Some(h) = &w.options.webhook {
+                tr #webhook { th { "Webhook" } td {
+                    (h) br;
+                    @match s.as_ref().and_then(|s| s.webhook_at) {
+                        None => span.muted { "nothing sent yet" },
+                        Some(at) => @match s.as_ref().and_then(|s| s.webhook_error.as_deref()) {
+                            Some(e) => span.err { "failed " (when(at)) ": " (plain(e)) },
+                            None => span.ok { "delivered " (when(at)) },
+                        },
+                    }
+                } }
+            }
             tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) } }
             tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) } }
             tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), when)) } }
@@ -671,8 +683,9 @@ async fn check_now(
         return Ok(csrf_failed(&Ctx::new(&app, &headers)));
     }
     let w = find(&app, &id)?;
-    app.check(&w, false).await?;
+    let r = app.check(&w, false).await?;
     app.wake.notify_one();
+    app.notify(&w, &r);
     Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
 }
 

@@ -108,6 +108,11 @@ pub struct WatchState {
     /// `None` while the watch is not failing. Kept by `commit_check`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_since: Option<i64>,
+    /// The last webhook delivery: when, and why it failed (`None`: delivered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_error: Option<String>,
 }
 
 /// Checks remembered per watch for the web page.
@@ -155,6 +160,8 @@ impl WatchState {
             note: None,
             crawl: None,
             error_since: None,
+            webhook_at: None,
+            webhook_error: None,
         }
     }
 }
@@ -466,6 +473,24 @@ impl Store {
         batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(&state));
         self.db.apply_batch(batch)?;
         self.db.flush()?;
+        Ok(())
+    }
+
+    /// Records the outcome of a webhook delivery on the watch's state (nothing else
+    /// changes). The caller holds the watch's lock, so no check commits meanwhile.
+    pub fn set_webhook_outcome(
+        &self,
+        id: &WatchId,
+        at: i64,
+        error: Option<String>,
+    ) -> Result<(), StoreError> {
+        let Some(mut state) = self.state(id)? else {
+            return Err(StoreError::NoWatch(id.clone()));
+        };
+        state.webhook_at = Some(at);
+        state.webhook_error = error;
+        self.db
+            .insert(keys::watch_key(keys::STATE, id), encode(&state))?;
         Ok(())
     }
 
