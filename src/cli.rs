@@ -37,9 +37,12 @@ pub enum Command {
     Serve,
     /// Add a watch; prints its id and feed URL.
     Add {
+        /// The page to watch (https:// is assumed when the scheme is missing).
         url: String,
+        /// 1 (the page only, the default) to 3 (the pages it links to, and theirs).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
         depth: Option<u8>,
+        /// Feed title (default: the page's own).
         #[arg(long)]
         title: Option<String>,
         /// CSS selector narrowing the page to a region.
@@ -88,7 +91,9 @@ pub enum Command {
     },
     /// Offline: print the links of NEW that are new against OLD, one JSON object per line.
     Diff {
+        /// The earlier snapshot (an HTML file).
         old: PathBuf,
+        /// The later snapshot (an HTML file).
         new: PathBuf,
         /// URL of the page, to resolve relative links (default http://localhost/).
         #[arg(long)]
@@ -99,14 +104,17 @@ pub enum Command {
     },
     /// Offline: run snapshots, in order, through the check pipeline; print new items.
     Replay {
+        /// Snapshots of one page (HTML files), oldest first.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// URL of the page, to resolve relative links (default http://localhost/).
         #[arg(long)]
         base_url: Option<String>,
+        /// CSS selector narrowing the page to a region, as a watch's.
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
     },
-    /// Offline: score each detection method on a corpus of snapshot sequences (issue 3).
+    /// Offline: score each detection method on a corpus of snapshot sequences.
     Eval {
         /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
         dir: PathBuf,
@@ -126,16 +134,21 @@ pub enum Command {
     },
     /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
     Synth {
+        /// Directory to write the corpus into.
         dir: PathBuf,
+        /// Seed of the generator (the same seed writes the same corpus).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Versions of each site.
         #[arg(long, default_value_t = 30)]
         versions: usize,
     },
-    /// Add a watch for each outline of an OPML file.
-    ImportOpml { file: PathBuf },
-    /// Print the OPML of all feeds.
+    /// Add a watch for each outline of an OPML file (folders become tags).
+    ImportOpml {
+        /// The OPML file, e.g. exported from a feed reader.
+        file: PathBuf,
+    },
+    /// Print the OPML of all feeds (tags as folders).
     ExportOpml,
 }
 
@@ -544,3 +557,29 @@ trait Block: std::future::Future + Sized {
     }
 }
 impl<F: std::future::Future> Block for F {}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_command_and_flag_has_help_text() {
+        let cli = super::Cli::command();
+        let mut missing = Vec::new();
+        for cmd in std::iter::once(&cli).chain(cli.get_subcommands()) {
+            if cmd.get_about().is_none() {
+                missing.push(format!("command {}", cmd.get_name()));
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {id}", cmd.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
+}

@@ -225,6 +225,11 @@ fn replay_runs_snapshots_through_the_pipeline() {
             serde_json::json!({"file": "new.html", "title": "Fourth notice", "link": "https://board.example/n/4"}),
         ]
     );
+    // It says what it does, on stderr: one line per snapshot.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("replay: 3 snapshot(s)"), "{err}");
+    assert!(err.contains("old.html: baseline set"), "{err}");
+    assert!(err.contains("new.html: 2 new item(s)"), "{err}");
 }
 
 #[test]
@@ -264,7 +269,10 @@ fn opml_import_and_export_via_cli() {
         text.contains("https://a.example/news/") && text.contains("https://b.example/feed.xml"),
         "{text}"
     );
-    assert_eq!(text.matches("<outline").count(), 2);
+    assert_eq!(text.matches("xmlUrl=").count(), 2);
+    // The folder A stood in came in as a tag and goes out as a folder again.
+    assert!(text.contains("<outline text=\"folder\""), "{text}");
+    assert!(text.contains("category=\"/folder\""), "{text}");
 
     std::fs::write(&opml, "<opml><body><outline htmlUrl=\"https://d.example/\"").expect("write");
     let out = sitefeed(dir.path())
