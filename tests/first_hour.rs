@@ -933,3 +933,80 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
     assert!(page.contains("id=\"webhook\""), "{page}");
     assert!(page.contains("the webhook answered 500"));
 }
+
+// Multi-threaded: the test site must answer while a blocking CLI call waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+            .arg("--config")
+            .arg(dir.path().join("sitefeed.toml"))
+            .args(args)
+            .env_remove("SITEFEED_DATA")
+            .env_remove("SITEFEED_LISTEN")
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Beside a running service first (start_serve writes the config the CLI reads).
+    let server = common::start_serve(dir.path()).await;
+    let base = server.base.clone();
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    // Beside the service: through its API.
+    let (code, out, err) = cli(&[
+        "edit", &id, "--title", "Board", "--tags", "News,uni", "--pause",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with(&format!("edited {id}\ttitle: Board")),
+        "{out}"
+    );
+    assert!(
+        out.contains("tags: news,uni") && out.contains("paused"),
+        "{out}"
+    );
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["paused"], true);
+    let (code, out, err) = cli(&["edit", &id, "--select", "#list", "--resume"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("re-baselined"), "{out}");
+    let (code, _, err) = cli(&["edit", &id, "--depth", "9"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = cli(&["edit", &id, "--min-interval", "soon"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("soon"), "{err}");
+    // The re-baseline check the edit asked for (the scheduler runs it at once).
+    let mut checks_before = Value::Null;
+    for _ in 0..200 {
+        let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+        if w["checks"].as_u64() >= Some(2) {
+            assert_eq!(w["recent_checks"][0]["new_items"], 0, "{w}");
+            checks_before = w["checks"].clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        !checks_before.is_null(),
+        "the scheduler re-baselined the watch"
+    );
+    let (code, _, err) = cli(&["check", "--dry-run", &id]);
+    assert_eq!(code, Some(0), "{err}");
+    let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
+    assert_eq!(w["checks"], checks_before, "a dry run stores nothing");
+    drop(server);
+    // The store alone: the same command opens it directly.
+    let (code, out, err) = cli(&["edit", &id, "--title", "", "--tags", ""]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("tags: \t"), "{out}");
+    let (_, list, _) = cli(&["list"]);
+    assert!(list.contains(&id), "{list}");
+}
