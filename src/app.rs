@@ -67,6 +67,17 @@ impl From<RawWatch> for NewWatch {
     }
 }
 
+/// An IANA time zone name, as chrono-tz spells it.
+pub fn validate_timezone(name: &str) -> Result<String, AppError> {
+    name.parse::<chrono_tz::Tz>()
+        .map(|tz| tz.name().to_owned())
+        .map_err(|_| {
+            AppError::BadInput(format!(
+                "time zone `{name}` is not an IANA name such as UTC, Europe/Berlin or America/New_York"
+            ))
+        })
+}
+
 /// A webhook URL: http(s), one line.
 fn validate_webhook(u: &str) -> Result<String, AppError> {
     match url::Url::parse(u) {
@@ -204,6 +215,8 @@ pub struct WatchEdit {
     pub max_interval: Option<Option<std::time::Duration>>,
     pub error_item: Option<bool>,
     pub webhook: Option<Option<String>>,
+    /// An IANA time zone name (`Europe/Berlin`) for the times shown of this watch.
+    pub timezone: Option<Option<String>>,
 }
 
 /// What an edit did.
@@ -474,6 +487,12 @@ impl App {
                 Some(u) => Some(validate_webhook(u)?),
             };
         }
+        if let Some(t) = &edit.timezone {
+            w.options.timezone = match t.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(name) => Some(validate_timezone(name)?),
+            };
+        }
         let rebaselined = w.select != old.select || w.depth != old.depth;
         let resumed = old.options.paused && !w.options.paused;
         let now = self.clock.now();
@@ -489,6 +508,16 @@ impl App {
             watch: w,
             rebaselined,
         })
+    }
+
+    /// The time zone `watch`'s times are shown in: its own, else `server.timezone`.
+    pub fn tz_for(&self, watch: &Watch) -> chrono_tz::Tz {
+        watch
+            .options
+            .timezone
+            .as_deref()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(self.config.server.timezone)
     }
 
     /// The schedule settings of `watch`: the config's, within the watch's own interval

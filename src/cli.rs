@@ -194,6 +194,10 @@ pub struct EditArgs {
     /// URL to POST each check's new items to, as a JSON Feed ("" for none).
     #[arg(long, value_name = "URL")]
     pub webhook: Option<String>,
+    /// Time zone of this watch's times on the web page, e.g. Europe/Berlin ("" for the
+    /// server's).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
 }
 
 impl EditArgs {
@@ -222,6 +226,7 @@ impl EditArgs {
             ("min_interval", &self.min_interval),
             ("max_interval", &self.max_interval),
             ("webhook", &self.webhook),
+            ("timezone", &self.timezone),
         ] {
             if let Some(v) = v {
                 m.insert(k.into(), text(v));

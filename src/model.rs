@@ -108,6 +108,9 @@ pub struct WatchOptions {
     /// URL that receives each check's new items as a JSON Feed (POST).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<String>,
+    /// IANA time zone of the times shown for this watch; `None`: `server.timezone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
 }
 
 /// One feed item: a link that a check found new.

@@ -1010,3 +1010,57 @@ async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {
     let (_, list, _) = cli(&["list"]);
     assert!(list.contains(&id), "{list}");
 }
+
+#[tokio::test]
+async fn times_are_shown_in_the_watch_or_server_time_zone() {
+    let site = Site::start(&refs(&entries(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app_with(dir.path(), |c| {
+        c.fetch.per_host_delay = std::time::Duration::ZERO;
+        c.server.timezone = chrono_tz::Tz::America__New_York;
+    });
+    let base = common::serve(app.clone()).await;
+    let c = Client::new();
+    let id = common::add_watch(&c, &base, &site.url()).await;
+    check_now(&c, &base, &id).await;
+    let page = |c: Client, base: String, id: String| async move {
+        c.get(format!("{base}/watches/{id}"))
+            .send()
+            .await
+            .expect("page")
+            .text()
+            .await
+            .expect("text")
+    };
+    // 1_700_000_000 is 2023-11-14 22:13 UTC: 17:13 in New York (EST).
+    let p = page(c.clone(), base.clone(), id.clone()).await;
+    assert!(p.contains("2023-11-14 17:13 EST"), "{p}");
+    let r = c
+        .patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"timezone": "Europe/Berlin"}))
+        .send()
+        .await
+        .expect("patch");
+    let w: Value = r.json().await.expect("json");
+    assert_eq!(w["timezone"], "Europe/Berlin");
+    let p = page(c.clone(), base.clone(), id.clone()).await;
+    assert!(p.contains("2023-11-14 23:13 CET"), "{p}");
+    let r = c
+        .patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"timezone": "Mars/Olympus"}))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(r.status(), 400);
+    // null: back to the server's.
+    let w: Value = c
+        .patch(format!("{base}/api/watches/{id}"))
+        .json(&serde_json::json!({"timezone": null}))
+        .send()
+        .await
+        .expect("patch")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(w["timezone"], "America/New_York");
+}

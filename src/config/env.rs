@@ -27,6 +27,7 @@ pub const ENV_KEYS: &[(&str, &str, Kind)] = &[
     ("server", "admin_token", Kind::Text),
     ("server", "feed_token", Kind::Text),
     ("server", "trusted_proxies", Kind::List),
+    ("server", "timezone", Kind::Text),
     ("storage", "path", Kind::Text),
     ("storage", "cache_bytes", Kind::Scalar),
     ("fetch", "user_agent", Kind::Text),

@@ -75,6 +75,8 @@ pub struct RawServer {
     /// Proxies whose `Forwarded` / `X-Forwarded-*` headers are believed: addresses or
     /// CIDR ranges. A list, or one comma-separated string (as from the environment).
     pub trusted_proxies: Option<StringList>,
+    /// IANA time zone of the times the web page shows (default UTC).
+    pub timezone: Option<String>,
 }
 
 /// A list of strings written as a TOML array or as one comma-separated string.
@@ -197,6 +199,8 @@ pub struct ServerConfig {
     pub base_url: Option<String>,
     /// Proxies whose forwarding headers are believed.
     pub trusted_proxies: Vec<IpRange>,
+    /// The time zone of the times the web page shows; a watch may have its own.
+    pub timezone: chrono_tz::Tz,
     /// Empty: no authentication.
     pub admin_token: String,
     /// Empty: feeds and OPML are public. Otherwise they need `?key=<feed_token>`, and
@@ -425,6 +429,14 @@ impl RawConfig {
             })
             .collect::<Result<Vec<_>, _>>()?;
 
+        let tz_name = self.server.timezone.as_deref().map_or("UTC", str::trim);
+        let timezone: chrono_tz::Tz = tz_name.parse().map_err(|_| {
+            bad(
+                "server.timezone",
+                format!("`{tz_name}` is not an IANA time zone such as UTC or Europe/Berlin"),
+            )
+        })?;
+
         let data = self
             .storage
             .path
@@ -601,6 +613,7 @@ impl RawConfig {
                 listen,
                 base_url,
                 trusted_proxies,
+                timezone,
                 admin_token: self.server.admin_token.unwrap_or_default(),
                 feed_token,
             },

@@ -242,3 +242,21 @@ fn base_url_is_unset_by_default() {
         Some(std::time::Duration::from_secs(86_400))
     );
 }
+
+#[test]
+fn timezone_is_an_iana_name() {
+    let c = Config::from_toml(
+        "[server]\ntimezone = \"Europe/Berlin\"\n",
+        Path::new("f.toml"),
+        &no_env,
+    )
+    .expect("valid");
+    assert_eq!(c.server.timezone, chrono_tz::Tz::Europe__Berlin);
+    let err = Config::from_toml(
+        "[server]\ntimezone = \"Mars/Olympus\"\n",
+        Path::new("f.toml"),
+        &no_env,
+    )
+    .expect_err("invalid");
+    assert!(err.to_string().contains("server.timezone"), "{err}");
+}

@@ -80,6 +80,8 @@ pub struct WatchJson {
     /// Whether its feed says so when it keeps failing.
     pub error_item: bool,
     pub webhook: Option<String>,
+    /// The time zone of the times shown for this watch (its own, else the server's).
+    pub timezone: String,
     /// When the current run of failures began; failed checks in a row.
     pub error_since: Option<String>,
     pub consecutive_errors: u32,
@@ -211,6 +213,7 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         max_interval: w.options.max_interval,
         error_item: !w.options.no_error_item,
         webhook: w.options.webhook.clone(),
+        timezone: app.tz_for(w).name().to_owned(),
         error_since: s.and_then(|s| s.error_since).map(rfc3339),
         consecutive_errors: s.map_or(0, |s| s.consecutive_errors),
         webhook_at: s.and_then(|s| s.webhook_at).map(rfc3339),
@@ -404,6 +407,8 @@ struct EditBody {
     error_item: Option<bool>,
     #[serde(default, deserialize_with = "nullable")]
     webhook: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    timezone: Option<Option<String>>,
 }
 
 /// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
@@ -458,6 +463,7 @@ impl EditBody {
             max_interval,
             error_item: self.error_item,
             webhook: self.webhook,
+            timezone: self.timezone,
         })
     }
 }

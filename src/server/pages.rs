@@ -131,21 +131,22 @@ fn plain(msg: &str) -> Markup {
     }
 }
 
-/// A date for people: `2024-05-01 12:00 UTC`.
-fn when(t: i64) -> String {
+/// A date for people, in time zone `tz`: `2024-05-01 12:00 UTC`, `2024-05-01 14:00 CEST`.
+fn when(t: i64, tz: chrono_tz::Tz) -> String {
     chrono::DateTime::from_timestamp(t, 0)
         .unwrap_or_default()
-        .format("%Y-%m-%d %H:%M UTC")
+        .with_timezone(&tz)
+        .format("%Y-%m-%d %H:%M %Z")
         .to_string()
 }
 
-fn status_of(s: Option<&WatchState>) -> Markup {
+fn status_of(s: Option<&WatchState>, tz: chrono_tz::Tz) -> Markup {
     match s {
         Some(s) if s.status == Status::Error => html! {
             span.err { "error" } @if let Some(e) = &s.error { br; span.err { (plain(e)) } }
             br; span.muted {
-                @if let Some(t) = s.error_since { "failing since " (when(t)) ", " }
-                (s.consecutive_errors) " failed check" @if s.consecutive_errors != 1 { "s" } " in a row; next try " (when(s.next_check))
+                @if let Some(t) = s.error_since { "failing since " (when(t, tz)) ", " }
+                (s.consecutive_errors) " failed check" @if s.consecutive_errors != 1 { "s" } " in a row; next try " (when(s.next_check, tz))
             }
         },
         Some(s) if s.status == Status::Ok => html! { span.ok { "ok" } },
@@ -314,6 +315,7 @@ fn index_body(
                     thead { tr { th { "Title / URL" } th { "Status" } th { "Last check" } th { "Next check" } th { "Items" } th { "Feeds" } } }
                     tbody {
                         @for (title, w, s) in &rows {
+                            @let tz = app.tz_for(w);
                             tr.watchrow {
                                 td {
                                     a.watch href={ "/watches/" (w.id) } { (title) } br;
@@ -322,9 +324,9 @@ fn index_body(
                                         br; @for t in &w.options.tags { a.tag href={ "/?tag=" (super::feeds::query_value(t)) } { (t) } " " }
                                     }
                                 }
-                                td { @if w.options.paused { span.muted { "paused" } br; } (status_of(s.as_ref())) }
-                                td { span.lbl { "Last check " } (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
-                                td { span.lbl { "Next check " } (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) }
+                                td { @if w.options.paused { span.muted { "paused" } br; } (status_of(s.as_ref(), tz)) }
+                                td { span.lbl { "Last check " } (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), |t| when(t, tz))) }
+                                td { span.lbl { "Next check " } (s.as_ref().map(|s| when(s.next_check, tz)).unwrap_or_default()) }
                                 td { span.lbl { "Items " } (s.as_ref().map_or(0, |s| s.item_count)) }
                                 td { (feed_links(app, base, &w.id)) }
                             }
@@ -521,6 +523,7 @@ fn edit_form(ctx: &Ctx, w: &Watch) -> Markup {
                 label { input type="checkbox" name="error_item" value="on" checked[!w.options.no_error_item];
                     " Say so in the feed when the page keeps failing" }
                 label { "Webhook " input name="webhook" type="url" placeholder="https://example.org/hook" value=(w.options.webhook.clone().unwrap_or_default()); }
+                label { "Time zone " input name="timezone" placeholder="the server's" value=(w.options.timezone.clone().unwrap_or_default()); }
                 button type="submit" { "Save" }
                 p.muted { "A new selector or depth re-baselines the watch: its next check records the page "
                     "again, and nothing already on it becomes an item." }
@@ -550,10 +553,11 @@ async fn watch_page(
     let s = app.store.state(&w.id)?;
     let items = app.store.items(&w.id, PAGE_ITEMS)?;
     let crawl = s.as_ref().and_then(|s| s.crawl);
+    let tz = app.tz_for(&w);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         table {
-            tr { th { "Status" } td { (status_of(s.as_ref())) } }
+            tr { th { "Status" } td { (status_of(s.as_ref(), tz)) } }
             @if let Some(n) = s.as_ref().and_then(|s| s.note.as_deref()) { tr #note { th { "Note" } td { (plain(n)) } } }
             @if let Some(h) = &w.options.webhook {
                 tr #webhook { th { "Webhook" } td {
@@ -561,15 +565,15 @@ async fn watch_page(
                     @match s.as_ref().and_then(|s| s.webhook_at) {
                         None => span.muted { "nothing sent yet" },
                         Some(at) => @match s.as_ref().and_then(|s| s.webhook_error.as_deref()) {
-                            Some(e) => span.err { "failed " (when(at)) ": " (plain(e)) },
-                            None => span.ok { "delivered " (when(at)) },
+                            Some(e) => span.err { "failed " (when(at, tz)) ": " (plain(e)) },
+                            None => span.ok { "delivered " (when(at, tz)) },
                         },
                     }
                 } }
             }
-            tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) } }
-            tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) } }
-            tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), when)) } }
+            tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), |t| when(t, tz))) } }
+            tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check, tz)).unwrap_or_default()) } }
+            tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), |t| when(t, tz))) } }
             tr { th { "Items" } td { (s.as_ref().map_or(0, |s| s.item_count)) } }
             tr { th { "Links on the page" } td { (s.as_ref().map_or(0, |s| s.link_count)) } }
             tr { th { "Feeds" } td { (feed_links(&app, &base.0, &w.id)) } }
@@ -600,7 +604,7 @@ async fn watch_page(
             table #items {
                 tr { th { "First seen" } th { "Item" } }
                 @for i in &items {
-                    tr { td { (when(i.first_seen)) } td { a href=(i.link) { (i.title) } } }
+                    tr { td { (when(i.first_seen, tz)) } td { a href=(i.link) { (i.title) } } }
                 }
             }
         }
@@ -611,7 +615,7 @@ async fn watch_page(
                 tr { th { "When" } th { "What changed" } th { "Took" } }
                 @for c in checks {
                     tr {
-                        td { (when(c.at)) }
+                        td { (when(c.at, tz)) }
                         td {
                             @if let Some(e) = &c.error { span.err { "failed: " (plain(e)) } }
                             @else if c.new_items > 0 { (c.new_items) " new item" @if c.new_items > 1 { "s" } }
@@ -702,6 +706,7 @@ struct EditForm {
     max_interval: Option<String>,
     error_item: Option<String>,
     webhook: Option<String>,
+    timezone: Option<String>,
 }
 
 impl EditForm {
@@ -727,6 +732,7 @@ impl EditForm {
             "max_interval": text(&self.max_interval),
             "error_item": self.error_item.is_some(),
             "webhook": text(&self.webhook),
+            "timezone": text(&self.timezone),
         });
         if let Some(d) = number::<u8>("depth", self.depth.as_deref())? {
             m["depth"] = serde_json::json!(d);
