@@ -58,7 +58,7 @@ pub enum Command {
         /// one "now watched" item) until the first new one.
         #[arg(long, value_name = "N")]
         backfill: Option<u32>,
-        /// Comma-separated tags: OPML folders and /feed/tag/<tag>.xml.
+        /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml.
         #[arg(long)]
         tags: Option<String>,
     },
@@ -167,7 +167,7 @@ pub struct EditArgs {
     /// Comma-separated topic keywords ("" for none).
     #[arg(long)]
     pub keywords: Option<String>,
-    /// Comma-separated tags: OPML folders and /feed/tag/<tag>.xml ("" for none).
+    /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml ("" for none).
     #[arg(long)]
     pub tags: Option<String>,
     /// When to check: adaptive, periodic or fixed ("" for the config's default).
