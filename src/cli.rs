@@ -441,10 +441,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             paste_hint(&app.config, &feed);
         }
         Command::List => {
-            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS")?;
+            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS\tTAGS")?;
             for w in app.store.watches()? {
                 let s = app.store.state(&w.id)?;
-                let status = match &s {
+                let mut status = match &s {
                     Some(s) => match &s.error {
                         Some(e) => format!("error: {e}"),
                         None if s.last_check.is_some() => "ok".into(),
@@ -452,16 +452,20 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                     },
                     None => "new".into(),
                 };
+                if w.options.paused {
+                    status = format!("paused, {status}");
+                }
                 writeln!(
                     out,
-                    "{}\t{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}\t{}",
                     w.id,
                     w.url,
                     s.as_ref()
                         .and_then(|s| s.last_check)
                         .map_or_else(|| "never".into(), rfc3339),
                     status,
-                    s.as_ref().map_or(0, |s| s.item_count)
+                    s.as_ref().map_or(0, |s| s.item_count),
+                    w.options.tags.join(",")
                 )?;
             }
         }

@@ -47,19 +47,27 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
         }
         Command::List => {
             let (_, list) = api.send(reqwest::Method::GET, "/api/watches", None).await?;
-            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS")?;
+            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS\tTAGS")?;
             for w in list.as_array().map_or(&[][..], Vec::as_slice) {
-                let status = match w["error"].as_str() {
+                let mut status = match w["error"].as_str() {
                     Some(e) => format!("error: {e}"),
                     None => text(&w["status"]).to_owned(),
                 };
+                if w["paused"] == true {
+                    status = format!("paused, {status}");
+                }
                 let checked = w["last_check"].as_str().unwrap_or("never");
+                let tags: Vec<&str> = w["tags"]
+                    .as_array()
+                    .map(|t| t.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
                 writeln!(
                     out,
-                    "{}\t{}\t{checked}\t{status}\t{}",
+                    "{}\t{}\t{checked}\t{status}\t{}\t{}",
                     text(&w["id"]),
                     text(&w["url"]),
-                    w["item_count"]
+                    w["item_count"],
+                    tags.join(",")
                 )?;
             }
         }

@@ -975,6 +975,12 @@ async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {
     );
     let w = json(c.get(format!("{base}/api/watches/{id}"))).await;
     assert_eq!(w["paused"], true);
+    let (_, list, _) = cli(&["list"]);
+    let line = list.lines().find(|l| l.starts_with(&id)).expect("listed");
+    assert!(
+        line.contains("\tpaused, ") && line.ends_with("\tnews,uni"),
+        "{line}"
+    );
     let (code, out, err) = cli(&["edit", &id, "--select", "#list", "--resume"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("re-baselined"), "{out}");
