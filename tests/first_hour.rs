@@ -91,6 +91,16 @@ async fn feed_urls_follow_the_request_and_trusted_proxies_only() {
         .await
         .expect("text");
     assert!(page.contains(&format!("http://feeds.lan:8080/feed/{id}.atom")));
+    let r = c
+        .get(format!("{base}/feed/{id}.xml"))
+        .send()
+        .await
+        .expect("feed");
+    assert_eq!(
+        r.headers()["vary"],
+        "Host",
+        "caches keep one answer per host"
+    );
     assert!(!page.contains("127.0.0.1:8080/feed"));
 }
 

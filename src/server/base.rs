@@ -27,7 +27,19 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
         .map(|c| c.0);
     let base = public_base(&app, req.headers(), peer);
     req.extensions_mut().insert(PublicBase(base));
-    next.run(req).await
+    let mut resp = next.run(req).await;
+    // The answer depends on these headers: a shared cache must not hand one client's
+    // URLs to another.
+    if app.config.server.base_url.is_none() {
+        let vary = if app.config.server.trusted_proxies.is_empty() {
+            "Host"
+        } else {
+            "Host, Forwarded, X-Forwarded-Proto, X-Forwarded-Host"
+        };
+        resp.headers_mut()
+            .append(header::VARY, axum::http::HeaderValue::from_static(vary));
+    }
+    resp
 }
 
 /// The base URL for a request with `headers` from `peer`.
