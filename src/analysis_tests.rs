@@ -193,6 +193,7 @@ fn watch() -> Watch {
         keywords: Vec::new(),
         created: 0,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     }
 }
 

@@ -42,6 +42,8 @@ pub struct NewWatch {
     /// Show up to this many of the page's current entries as items after the first check
     /// (instead of one "now watched" item). At most [`MAX_BACKFILL`].
     pub backfill: Option<u32>,
+    /// Tags, as users write them ([`validate_tags`]).
+    pub tags: Vec<String>,
 }
 
 /// Largest backfill a user may ask for.
@@ -60,7 +62,29 @@ impl From<RawWatch> for NewWatch {
                 .as_deref()
                 .and_then(crate::config::Strategy::parse),
             backfill: None,
+            tags: w.tags.unwrap_or_default(),
         }
+    }
+}
+
+/// An IANA time zone name, as chrono-tz spells it.
+pub fn validate_timezone(name: &str) -> Result<String, AppError> {
+    name.parse::<chrono_tz::Tz>()
+        .map(|tz| tz.name().to_owned())
+        .map_err(|_| {
+            AppError::BadInput(format!(
+                "time zone `{name}` is not an IANA name such as UTC, Europe/Berlin or America/New_York"
+            ))
+        })
+}
+
+/// A webhook URL: http(s), one line.
+fn validate_webhook(u: &str) -> Result<String, AppError> {
+    match url::Url::parse(u) {
+        Ok(p) if matches!(p.scheme(), "http" | "https") && p.host().is_some() => Ok(p.to_string()),
+        _ => Err(AppError::BadInput(format!(
+            "webhook `{u}` is not an http(s) URL"
+        ))),
     }
 }
 
@@ -99,6 +123,112 @@ pub const MAX_URL_BYTES: usize = 2048;
 
 /// Longest user title kept.
 const MAX_TITLE_CHARS: usize = 300;
+
+/// A user's title, trimmed, without control characters; `None` when blank.
+fn clean_title(t: &str) -> Option<String> {
+    let t = t.trim();
+    (!t.is_empty()).then(|| {
+        t.chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_TITLE_CHARS)
+            .collect()
+    })
+}
+
+/// Tags a watch may have, and the longest tag.
+const MAX_TAGS: usize = 20;
+const MAX_TAG_CHARS: usize = 40;
+
+/// Tags as users write them ("News, research" or a list): trimmed, lower case, sorted,
+/// distinct. A tag names a feed URL (`/feed/tag/<tag>.xml`), so it is letters, digits,
+/// spaces, `-`, `_` and `.` only.
+pub fn validate_tags(raw: &[String]) -> Result<Vec<String>, AppError> {
+    let mut out: Vec<String> = Vec::new();
+    for t in raw.iter().flat_map(|t| t.split(',')) {
+        let t = t.trim().to_lowercase();
+        if t.is_empty() {
+            continue;
+        }
+        let ok = t.chars().count() <= MAX_TAG_CHARS
+            && !t.starts_with('.')
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'));
+        if !ok {
+            return Err(AppError::BadInput(format!(
+                "tag `{}` is not a short name (letters, digits, spaces, - _ . and at most {MAX_TAG_CHARS} characters)",
+                t.chars().take(40).collect::<String>()
+            )));
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    if out.len() > MAX_TAGS {
+        return Err(AppError::BadInput(format!(
+            "{} tags is more than {MAX_TAGS}",
+            out.len()
+        )));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A reader's folder name as a tag: lower case, what a tag may not hold turned into
+/// spaces, at most the length of a tag; `None` when nothing is left.
+pub fn tag_from_folder(name: &str) -> Option<String> {
+    let kept: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let t = kept
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches('.')
+        .chars()
+        .take(MAX_TAG_CHARS)
+        .collect::<String>();
+    let t = t.trim().to_owned();
+    (!t.is_empty()).then_some(t)
+}
+
+/// A change to a watch (`PATCH /api/watches/<id>`, `sitefeed edit`, the edit form).
+/// `None`: leave as is; `Some(None)`: clear.
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
+#[derive(Debug, Clone, Default)]
+pub struct WatchEdit {
+    pub title: Option<Option<String>>,
+    pub select: Option<Option<String>>,
+    pub depth: Option<u8>,
+    pub keywords: Option<Vec<String>>,
+    pub strategy: Option<Option<crate::config::Strategy>>,
+    pub tags: Option<Vec<String>>,
+    pub paused: Option<bool>,
+    pub min_interval: Option<Option<std::time::Duration>>,
+    pub max_interval: Option<Option<std::time::Duration>>,
+    pub error_item: Option<bool>,
+    pub webhook: Option<Option<String>>,
+    /// An IANA time zone name (`Europe/Berlin`) for the times shown of this watch.
+    pub timezone: Option<Option<String>>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone)]
+pub struct Edited {
+    pub watch: Watch,
+    /// The selector or the depth changed: the next check records the page afresh.
+    pub rebaselined: bool,
+}
 
 #[derive(Debug)]
 pub struct App {
@@ -173,17 +303,7 @@ impl App {
                 Some(s.to_owned())
             }
         };
-        let title = req
-            .title
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.chars()
-                    .filter(|c| !c.is_control())
-                    .take(MAX_TITLE_CHARS)
-                    .collect()
-            });
+        let title = req.title.as_deref().and_then(clean_title);
         let url = url.to_string();
         Ok(Watch {
             id: WatchId::for_url(&url),
@@ -194,6 +314,10 @@ impl App {
             keywords,
             created: self.clock.now(),
             strategy: req.strategy,
+            options: crate::model::WatchOptions {
+                tags: validate_tags(&req.tags)?,
+                ..crate::model::WatchOptions::default()
+            },
         })
     }
 
@@ -251,10 +375,11 @@ impl App {
             return Err(AppError::NotFound(watch.id.to_string()));
         }
         let started = std::time::Instant::now();
+        let sched = self.schedule_for(watch);
         let report = check::run(
             &self.store,
             &self.fetcher,
-            &self.config.schedule,
+            &sched,
             &self.config.deep,
             watch,
             self.clock.now(),
@@ -263,6 +388,52 @@ impl App {
         .await?;
         self.metrics.record_check(&report, started.elapsed());
         Ok(report)
+    }
+
+    /// Sends the new items of a check to the watch's webhook, if it has one, in the
+    /// background: a POST of a JSON Feed, retried with backoff ([`WEBHOOK_ATTEMPTS`]
+    /// attempts), its outcome recorded on the watch (`webhook_error`).
+    pub fn notify(self: &Arc<Self>, watch: &Watch, report: &CheckReport) {
+        let Some(hook) = watch.options.webhook.clone() else {
+            return;
+        };
+        if report.new_items.is_empty() {
+            return;
+        }
+        let app = self.clone();
+        let watch = watch.clone();
+        let items = report.new_items.clone();
+        tokio::spawn(async move {
+            let body = {
+                let title =
+                    app.display_title(&watch, app.store.state(&watch.id).ok().flatten().as_ref());
+                let key_query = app.key_query();
+                let base = app.base_url();
+                crate::render::json_feed(&crate::render::FeedView {
+                    watch: &watch,
+                    title: &title,
+                    items: &items,
+                    base_url: &base,
+                    key_query: &key_query,
+                    updated: items.first().map_or(watch.created, |i| i.first_seen),
+                    ttl_minutes: None,
+                    icon: None,
+                    self_path: None,
+                })
+            };
+            let error = deliver(&hook, body).await.err();
+            if let Some(e) = &error {
+                tracing::warn!(id = %watch.id, webhook = %hook, error = %e, "webhook failed");
+            }
+            let lock = app.lock_for(&watch.id);
+            let _guard = lock.lock().await;
+            if let Err(e) = app
+                .store
+                .set_webhook_outcome(&watch.id, app.clock.now(), error)
+            {
+                tracing::warn!(id = %watch.id, error = %e, "cannot record the webhook outcome");
+            }
+        });
     }
 
     /// Removes a watch and its items.
@@ -277,6 +448,146 @@ impl App {
             locks.remove(id);
         }
         Ok(removed)
+    }
+
+    /// Applies `edit` to the watch `id`. Waits for a running check of it, so the edit
+    /// and a check never interleave. A new selector or depth re-baselines the watch
+    /// ([`Store::update_watch`]); resuming it or re-baselining it checks it soon.
+    pub async fn edit(&self, id: &WatchId, edit: &WatchEdit) -> Result<Edited, AppError> {
+        let lock = self.lock_for(id);
+        let _guard = lock.lock().await;
+        let old = self
+            .store
+            .watch(id)?
+            .ok_or_else(|| AppError::NotFound(id.to_string()))?;
+        let mut w = old.clone();
+        if let Some(t) = &edit.title {
+            w.title = t.as_deref().and_then(clean_title);
+        }
+        if let Some(sel) = &edit.select {
+            w.select = match sel.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(s) => {
+                    Selector::parse(s).map_err(|e| AppError::BadInput(e.to_string()))?;
+                    Some(s.to_owned())
+                }
+            };
+        }
+        if let Some(d) = edit.depth {
+            if !(1..=3).contains(&d) {
+                return Err(AppError::BadInput(format!("depth {d} is not 1, 2 or 3")));
+            }
+            w.depth = d;
+        }
+        if let Some(k) = &edit.keywords {
+            w.keywords = validate_keywords(k)?;
+        }
+        if let Some(s) = edit.strategy {
+            w.strategy = s;
+        }
+        if let Some(t) = &edit.tags {
+            w.options.tags = validate_tags(t)?;
+        }
+        if let Some(p) = edit.paused {
+            w.options.paused = p;
+        }
+        let secs = |d: std::time::Duration| d.as_secs().max(1);
+        if let Some(m) = edit.min_interval {
+            w.options.min_interval = m.map(secs);
+        }
+        if let Some(m) = edit.max_interval {
+            w.options.max_interval = m.map(secs);
+        }
+        if let (Some(lo), Some(hi)) = (w.options.min_interval, w.options.max_interval) {
+            if lo > hi {
+                return Err(AppError::BadInput(format!(
+                    "the minimum interval ({lo}s) is longer than the maximum ({hi}s)"
+                )));
+            }
+        }
+        if let Some(on) = edit.error_item {
+            w.options.no_error_item = !on;
+        }
+        if let Some(h) = &edit.webhook {
+            w.options.webhook = match h.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(u) => Some(validate_webhook(u)?),
+            };
+        }
+        if let Some(t) = &edit.timezone {
+            w.options.timezone = match t.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(name) => Some(validate_timezone(name)?),
+            };
+        }
+        let rebaselined = w.select != old.select || w.depth != old.depth;
+        let resumed = old.options.paused && !w.options.paused;
+        let now = self.clock.now();
+        let note = rebaselined.then(|| {
+            "the selector or depth changed: the next check records the page again, and \
+             nothing already on it becomes an item"
+                .to_owned()
+        });
+        let due = (rebaselined || resumed).then_some(now);
+        self.store.update_watch(&w, rebaselined, note, due)?;
+        self.wake.notify_one();
+        Ok(Edited {
+            watch: w,
+            rebaselined,
+        })
+    }
+
+    /// The time zone `watch`'s times are shown in: its own, else `server.timezone`.
+    pub fn tz_for(&self, watch: &Watch) -> chrono_tz::Tz {
+        watch
+            .options
+            .timezone
+            .as_deref()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(self.config.server.timezone)
+    }
+
+    /// The schedule settings of `watch`: the config's, within the watch's own interval
+    /// bounds when it has them.
+    pub fn schedule_for(&self, watch: &Watch) -> crate::config::ScheduleConfig {
+        use std::time::Duration;
+        let mut s = self.config.schedule;
+        if let Some(lo) = watch.options.min_interval {
+            s.min_interval = Duration::from_secs(lo);
+            s.max_interval = s.max_interval.max(s.min_interval);
+        }
+        if let Some(hi) = watch.options.max_interval {
+            s.max_interval = Duration::from_secs(hi);
+            s.min_interval = s.min_interval.min(s.max_interval);
+        }
+        s.error_backoff_max = s.error_backoff_max.max(s.min_interval);
+        s
+    }
+
+    /// Moves the next check of every failing, unpaused watch to within a minute of
+    /// `now` (spread over that minute), so a fix made while the service was down (a
+    /// config change, the network back) shows without waiting out the backoff. Returns
+    /// how many were moved.
+    pub fn recheck_failing(&self) -> Result<usize, AppError> {
+        let now = self.clock.now();
+        let mut moved = 0;
+        for w in self.store.watches()? {
+            if w.options.paused {
+                continue;
+            }
+            let Some(s) = self.store.state(&w.id)? else {
+                continue;
+            };
+            if s.status == crate::model::Status::Error && s.next_check > now + 60 {
+                let at = now + 5 + i64::try_from(moved % 55).unwrap_or(0);
+                self.store.update_watch(&w, false, None, Some(at))?;
+                moved += 1;
+            }
+        }
+        if moved > 0 {
+            self.wake.notify_one();
+        }
+        Ok(moved)
     }
 
     /// Adds the watches declared in the config (idempotent).
@@ -306,13 +617,29 @@ impl App {
             .unwrap_or_else(|| watch.url.clone())
     }
 
-    /// URL of a watch's feed in `ext` format, with `?key=` when feeds need a token.
+    /// The public address of this server as the command line knows it: `base_url`, else
+    /// the listen address (the unspecified address as 127.0.0.1). The server answers
+    /// with the address each request came to instead (`server::base`).
+    pub fn base_url(&self) -> String {
+        if let Some(b) = &self.config.server.base_url {
+            return b.clone();
+        }
+        let mut addr = self.config.server.listen;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
+        format!("http://{addr}")
+    }
+
+    /// URL of a watch's feed in `ext` format, with `?key=` when feeds need a token, at
+    /// [`App::base_url`].
     pub fn feed_url(&self, id: &WatchId, ext: &str) -> String {
-        format!(
-            "{}/feed/{id}.{ext}{}",
-            self.config.server.base_url,
-            self.key_query()
-        )
+        self.feed_url_at(&self.base_url(), id, ext)
+    }
+
+    /// URL of a watch's feed in `ext` format at `base` (no trailing slash).
+    pub fn feed_url_at(&self, base: &str, id: &WatchId, ext: &str) -> String {
+        format!("{base}/feed/{id}.{ext}{}", self.key_query())
     }
 
     /// `"?key=<feed_token>"`, or `""` when feeds are public.
@@ -334,6 +661,49 @@ impl App {
     }
 }
 
+/// Attempts of a webhook delivery, and the pause before the second (doubling after).
+pub const WEBHOOK_ATTEMPTS: u32 = 3;
+const WEBHOOK_BACKOFF: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// POSTs `body` (a JSON Feed) to `url`; a 2xx answer is a delivery. Timeouts, connection
+/// errors and 5xx are tried again after a pause; `Err` says why the last attempt failed.
+async fn deliver(url: &str, body: String) -> Result<(), String> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(15))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut wait = WEBHOOK_BACKOFF;
+    let mut last = String::new();
+    for attempt in 1..=WEBHOOK_ATTEMPTS {
+        let r = client
+            .post(url)
+            .header("content-type", "application/feed+json")
+            .body(body.clone())
+            .send()
+            .await;
+        let retry = match r {
+            Ok(resp) if resp.status().is_success() => return Ok(()),
+            Ok(resp) => {
+                last = format!("the webhook answered {}", resp.status().as_u16());
+                resp.status().is_server_error() || resp.status().as_u16() == 429
+            }
+            Err(e) => {
+                last = format!("the webhook cannot be reached: {e}");
+                true
+            }
+        };
+        if !retry || attempt == WEBHOOK_ATTEMPTS {
+            break;
+        }
+        tokio::time::sleep(wait).await;
+        wait *= 2;
+    }
+    Err(format!(
+        "{last} (after {WEBHOOK_ATTEMPTS} attempts at most)"
+    ))
+}
+
 /// `sitefeed serve`: adds the configured watches, then runs the scheduler and the HTTP
 /// server until SIGINT or SIGTERM, and shuts down in order: stop intake, let the
 /// server finish its requests, give running checks a grace period.
@@ -344,14 +714,29 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         .map_err(|e| crate::error::Error::Failed(format!("cannot start the runtime: {e}")))?;
     rt.block_on(async move {
         let listen = config.server.listen;
+        let data = std::path::absolute(&config.storage.path)
+            .unwrap_or_else(|_| config.storage.path.clone());
+        let file = config.file.as_ref().map_or_else(
+            || "none (built-in defaults; --config or SITEFEED_CONFIG names a file)".to_owned(),
+            |f| f.display().to_string(),
+        );
+        tracing::info!(config = %file, data = %data.display(), "starting");
         let app = Arc::new(App::open(config)?);
         app.add_configured_watches()?;
+        let moved = app.recheck_failing()?;
+        if moved > 0 {
+            tracing::info!(watches = moved, "failing watches are checked again within a minute");
+        }
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
             crate::error::Error::Failed(format!("cannot listen on {listen}: {e} (set server.listen or SITEFEED_LISTEN)"))
         })?;
         let cancel = tokio_util::sync::CancellationToken::new();
         let local = listener.local_addr()?;
-        tracing::info!(address = %local, base_url = %app.config.server.base_url, "sitefeed serving");
+        if let Some(b) = &app.config.server.base_url {
+            tracing::info!(address = %local, base_url = %b, "sitefeed serving");
+        } else {
+            tracing::info!(address = %local, "sitefeed serving; feed URLs follow the address each request came to (server.base_url / SITEFEED_BASE_URL is not set)");
+        }
         let runner = crate::schedule::runner::Runner::new(app.clone());
         let sched = tokio::spawn(runner.run(cancel.clone(), std::time::Duration::from_secs(10)));
         let server = tokio::spawn(crate::server::serve(app.clone(), listener, cancel.clone()));

@@ -16,8 +16,19 @@ pub struct Cli {
     /// Config file (default: config/sitefeed.toml; env SITEFEED_CONFIG).
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Log lines as text or as one JSON object per line (on stderr; RUST_LOG chooses
+    /// what is logged, e.g. RUST_LOG=debug or RUST_LOG=sitefeed=debug,info).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The form of log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -26,9 +37,12 @@ pub enum Command {
     Serve,
     /// Add a watch; prints its id and feed URL.
     Add {
+        /// The page to watch (https:// is assumed when the scheme is missing).
         url: String,
+        /// 1 (the page only, the default) to 3 (the pages it links to, and theirs).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
         depth: Option<u8>,
+        /// Feed title (default: the page's own).
         #[arg(long)]
         title: Option<String>,
         /// CSS selector narrowing the page to a region.
@@ -44,11 +58,29 @@ pub enum Command {
         /// one "now watched" item) until the first new one.
         #[arg(long, value_name = "N")]
         backfill: Option<u32>,
+        /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml.
+        #[arg(long)]
+        tags: Option<String>,
     },
     /// List watches.
     List,
     /// Remove a watch and its items.
-    Remove { id: String },
+    Remove {
+        /// Watch id or URL.
+        id: String,
+        /// Do not ask for confirmation (needed when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Change a watch: only the options given change; an empty value clears one. A new
+    /// selector or depth re-baselines the watch (nothing already on the page becomes an
+    /// item).
+    Edit {
+        /// Watch id or URL.
+        target: String,
+        #[command(flatten)]
+        args: EditArgs,
+    },
     /// Run one check now and print the new items.
     Check {
         /// Watch id or URL.
@@ -59,7 +91,9 @@ pub enum Command {
     },
     /// Offline: print the links of NEW that are new against OLD, one JSON object per line.
     Diff {
+        /// The earlier snapshot (an HTML file).
         old: PathBuf,
+        /// The later snapshot (an HTML file).
         new: PathBuf,
         /// URL of the page, to resolve relative links (default http://localhost/).
         #[arg(long)]
@@ -70,10 +104,13 @@ pub enum Command {
     },
     /// Offline: run snapshots, in order, through the check pipeline; print new items.
     Replay {
+        /// Snapshots of one page (HTML files), oldest first.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// URL of the page, to resolve relative links (default http://localhost/).
         #[arg(long)]
         base_url: Option<String>,
+        /// CSS selector narrowing the page to a region, as a watch's.
         #[arg(long, value_name = "CSS")]
         select: Option<String>,
         /// Print every link not seen before with the analysis' verdict on it (item,
@@ -105,17 +142,182 @@ pub enum Command {
     },
     /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
     Synth {
+        /// Directory to write the corpus into.
         dir: PathBuf,
+        /// Seed of the generator (the same seed writes the same corpus).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Versions of each site.
         #[arg(long, default_value_t = 30)]
         versions: usize,
     },
-    /// Add a watch for each outline of an OPML file.
-    ImportOpml { file: PathBuf },
-    /// Print the OPML of all feeds.
+    /// Add a watch for each outline of an OPML file (folders become tags).
+    ImportOpml {
+        /// The OPML file, e.g. exported from a feed reader.
+        file: PathBuf,
+    },
+    /// Print the OPML of all feeds (tags as folders).
     ExportOpml,
+}
+
+/// The options of `sitefeed edit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EditArgs {
+    /// Feed title ("" for the page's own).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// CSS selector narrowing the page to a region ("" for the whole page).
+    #[arg(long, value_name = "CSS")]
+    pub select: Option<String>,
+    /// 1 (the page only) to 3 (the pages it links to, and theirs).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub depth: Option<u8>,
+    /// Comma-separated topic keywords ("" for none).
+    #[arg(long)]
+    pub keywords: Option<String>,
+    /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml ("" for none).
+    #[arg(long)]
+    pub tags: Option<String>,
+    /// When to check: adaptive, periodic or fixed ("" for the config's default).
+    #[arg(long, value_parser = ["adaptive", "periodic", "fixed", ""])]
+    pub strategy: Option<String>,
+    /// Stop checking the watch until --resume.
+    #[arg(long, conflicts_with = "resume")]
+    pub pause: bool,
+    /// Check the watch again (soon, then on its schedule).
+    #[arg(long)]
+    pub resume: bool,
+    /// Check every DURATION (e.g. 30m, 2h): sets both interval bounds.
+    #[arg(long, value_name = "DURATION", conflicts_with_all = ["min_interval", "max_interval"])]
+    pub interval: Option<String>,
+    /// Shortest interval between checks of this watch ("" for the config's).
+    #[arg(long, value_name = "DURATION")]
+    pub min_interval: Option<String>,
+    /// Longest interval between checks of this watch ("" for the config's).
+    #[arg(long, value_name = "DURATION")]
+    pub max_interval: Option<String>,
+    /// Whether the feed carries an item when the watch keeps failing.
+    #[arg(long, value_parser = ["on", "off"])]
+    pub error_item: Option<String>,
+    /// URL to POST each check's new items to, as a JSON Feed ("" for none).
+    #[arg(long, value_name = "URL")]
+    pub webhook: Option<String>,
+    /// Time zone of this watch's times on the web page, e.g. Europe/Berlin ("" for the
+    /// server's).
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
+}
+
+impl EditArgs {
+    /// The body of `PATCH /api/watches/<id>` for these options ("" becomes `null`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let mut m = Map::new();
+        let text = |v: &str| {
+            if v.trim().is_empty() {
+                Value::Null
+            } else {
+                json!(v)
+            }
+        };
+        let list = |v: &str| {
+            json!(v
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>())
+        };
+        for (k, v) in [
+            ("title", &self.title),
+            ("select", &self.select),
+            ("strategy", &self.strategy),
+            ("min_interval", &self.min_interval),
+            ("max_interval", &self.max_interval),
+            ("webhook", &self.webhook),
+            ("timezone", &self.timezone),
+        ] {
+            if let Some(v) = v {
+                m.insert(k.into(), text(v));
+            }
+        }
+        if let Some(v) = &self.interval {
+            m.insert("interval".into(), json!(v));
+        }
+        if let Some(v) = &self.keywords {
+            m.insert("keywords".into(), list(v));
+        }
+        if let Some(v) = &self.tags {
+            m.insert("tags".into(), list(v));
+        }
+        if let Some(d) = self.depth {
+            m.insert("depth".into(), json!(d));
+        }
+        if self.pause || self.resume {
+            m.insert("paused".into(), json!(self.pause));
+        }
+        if let Some(v) = &self.error_item {
+            m.insert("error_item".into(), json!(v == "on"));
+        }
+        Value::Object(m)
+    }
+}
+
+/// Asks before a removal unless `yes`; without a terminal to ask on, `--yes` is needed.
+pub fn confirm_removal(url: &str, yes: bool) -> Result<(), Error> {
+    use std::io::IsTerminal;
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::Usage(format!(
+            "remove {url} and all its items? add --yes to confirm"
+        )));
+    }
+    eprint!("Remove {url} and all its items? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(Error::Usage("not removed".into()))
+    }
+}
+
+/// Prints what an edit left: the watch's settings, and a re-baseline when there was one.
+pub fn print_edited(
+    out: &mut dyn Write,
+    w: &serde_json::Value,
+    rebaselined: bool,
+) -> Result<(), Error> {
+    let s = |k: &str| w[k].as_str().unwrap_or("").to_owned();
+    writeln!(
+        out,
+        "edited {}\ttitle: {}\tselect: {}\tdepth: {}\ttags: {}\t{}",
+        s("id"),
+        s("title"),
+        w["select"].as_str().unwrap_or("-"),
+        w["depth"],
+        w["tags"]
+            .as_array()
+            .map(|t| t
+                .iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(","))
+            .unwrap_or_default(),
+        if w["paused"] == true {
+            "paused"
+        } else {
+            "active"
+        }
+    )?;
+    if rebaselined {
+        writeln!(
+            out,
+            "re-baselined: the next check records the page again; nothing already on it becomes an item"
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs a parsed command line.
@@ -182,6 +384,32 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     if let Command::Serve = cli.command {
         return crate::app::serve_blocking(config);
     }
+    // Only `add` and `import-opml` create a store; the others say where they looked.
+    if !matches!(
+        cli.command,
+        Command::Add { .. } | Command::ImportOpml { .. }
+    ) && !config.storage.path.exists()
+    {
+        let path = std::path::absolute(&config.storage.path)
+            .unwrap_or_else(|_| config.storage.path.clone());
+        let from = config.file.as_ref().map_or_else(
+            || "the built-in default; --config or SITEFEED_CONFIG names a config file".to_owned(),
+            |f| format!("from {}", f.display()),
+        );
+        let msg = format!(
+            "no store at {} ({from}; storage.path or SITEFEED_DATA names another): nothing is watched there yet; `sitefeed add URL` creates it",
+            path.display()
+        );
+        // A service on this config's address has its own store: ask it.
+        if crate::remote::answers(&config).block() {
+            return crate::remote::run(&config, cli.command, out).block();
+        }
+        if let Command::List = cli.command {
+            eprintln!("{msg}");
+            return Ok(());
+        }
+        return Err(Error::Usage(msg));
+    }
     let app = match App::open(config.clone()) {
         Ok(app) => app,
         // `serve` holds the store: ask it instead.
@@ -199,8 +427,12 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             keywords,
             strategy,
             backfill,
+            tags,
         } => {
             let req = NewWatch {
+                tags: tags
+                    .map(|t| t.split(',').map(str::to_owned).collect())
+                    .unwrap_or_default(),
                 strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
                 url,
                 depth,
@@ -217,19 +449,21 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 backfill,
             };
             let (w, added) = app.add_watch(&req)?;
+            let feed = app.feed_url(&w.id, "xml");
             writeln!(
                 out,
                 "{}\t{}\t{}",
                 w.id,
-                app.feed_url(&w.id, "xml"),
+                feed,
                 if added { "added" } else { "exists" }
             )?;
+            paste_hint(&app.config, &feed);
         }
         Command::List => {
-            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS")?;
+            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS\tTAGS")?;
             for w in app.store.watches()? {
                 let s = app.store.state(&w.id)?;
-                let status = match &s {
+                let mut status = match &s {
                     Some(s) => match &s.error {
                         Some(e) => format!("error: {e}"),
                         None if s.last_check.is_some() => "ok".into(),
@@ -237,23 +471,42 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                     },
                     None => "new".into(),
                 };
+                if w.options.paused {
+                    status = format!("paused, {status}");
+                }
                 writeln!(
                     out,
-                    "{}\t{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}\t{}",
                     w.id,
                     w.url,
                     s.as_ref()
                         .and_then(|s| s.last_check)
                         .map_or_else(|| "never".into(), rfc3339),
                     status,
-                    s.as_ref().map_or(0, |s| s.item_count)
+                    s.as_ref().map_or(0, |s| s.item_count),
+                    w.options.tags.join(",")
                 )?;
             }
         }
-        Command::Remove { id } => {
+        Command::Remove { id, yes } => {
             let w = app.find(&id)?;
+            confirm_removal(&w.url, yes)?;
             app.remove(&w.id).block()?;
             writeln!(out, "removed {}", w.id)?;
+        }
+        Command::Edit { target, args } => {
+            let w = app.find(&target)?;
+            let edit = crate::server::api::edit_from_json(args.to_json())?;
+            let edited = app.edit(&w.id, &edit).block()?;
+            let s = app.store.state(&w.id)?;
+            let json = serde_json::to_value(crate::server::api::watch_json(
+                &app,
+                &app.base_url(),
+                &edited.watch,
+                s.as_ref(),
+            ))
+            .map_err(|e| Error::Failed(e.to_string()))?;
+            print_edited(out, &json, edited.rebaselined)?;
         }
         Command::Check { target, dry_run } => {
             let w = app.find(&target)?;
@@ -295,8 +548,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 entries.push((w, t));
             }
             out.write_all(
-                crate::render::opml_export(&entries, &app.config.server.base_url, &app.key_query())
-                    .as_bytes(),
+                crate::render::opml_export(&entries, &app.base_url(), &app.key_query()).as_bytes(),
             )?;
         }
         Command::Serve
@@ -306,6 +558,20 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         | Command::Synth { .. } => {}
     }
     Ok(())
+}
+
+/// Tells the user (on stderr, so scripts reading stdout are not disturbed) which URL to
+/// paste into a feed reader, and when it only works on this machine, what to set.
+pub fn paste_hint(config: &Config, feed: &str) {
+    eprintln!("Paste this feed URL into your feed reader: {feed}");
+    if config.server.base_url.is_none() {
+        eprintln!(
+            "(built from {}; a reader on another machine needs this server's public address: \
+             set server.base_url or SITEFEED_BASE_URL, e.g. SITEFEED_BASE_URL=https://feeds.example.org; \
+             the web page and the API already show each visitor the address they used)",
+            config.server.listen
+        );
+    }
 }
 
 /// Runs a future to completion on a small runtime (for one-shot commands).
@@ -319,3 +585,29 @@ trait Block: std::future::Future + Sized {
     }
 }
 impl<F: std::future::Future> Block for F {}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_command_and_flag_has_help_text() {
+        let cli = super::Cli::command();
+        let mut missing = Vec::new();
+        for cmd in std::iter::once(&cli).chain(cli.get_subcommands()) {
+            if cmd.get_about().is_none() {
+                missing.push(format!("command {}", cmd.get_name()));
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {id}", cmd.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
+}

@@ -1,16 +1,22 @@
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = sitefeed::cli::Cli::parse();
+    // RUST_LOG picks what is logged (default: info, with sled's internals at warn);
+    // colours only on a terminal, so a log file or journal gets no escape codes.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sled=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    match cli.log_format {
+        sitefeed::cli::LogFormat::Json => builder.json().init(),
+        sitefeed::cli::LogFormat::Text => builder.init(),
+    }
     match sitefeed::cli::run(cli) {
         // A closed stdout (`sitefeed list | head`) is not an error worth a message.
         Ok(()) | Err(sitefeed::error::Error::OutputClosed) => ExitCode::SUCCESS,

@@ -82,6 +82,35 @@ pub struct Watch {
     /// Scheduling strategy of this watch; `None`: `schedule.strategy` of the config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<Strategy>,
+    /// What the user set beyond the page itself: tags, pause, interval bounds, the
+    /// error item, a webhook. Absent in stores written before they existed.
+    #[serde(default, flatten)]
+    pub options: WatchOptions,
+}
+
+/// A watch's settings that do not change what is read from the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchOptions {
+    /// Tags (reader folders), lower case, sorted, distinct.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Not checked by the scheduler (a check by hand still runs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
+    /// Bounds of this watch's check interval, seconds; `None`: the config's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_interval: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_interval: Option<u64>,
+    /// No item in the feed when the watch keeps failing (`feed.error_item_after`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_error_item: bool,
+    /// URL that receives each check's new items as a JSON Feed (POST).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<String>,
+    /// IANA time zone of the times shown for this watch; `None`: `server.timezone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
 }
 
 /// One feed item: a link that a check found new.

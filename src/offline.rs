@@ -94,12 +94,28 @@ pub fn replay(
         }
         return Ok(());
     }
-    for (item, file) in replay_items(files, &base, select)? {
-        writeln!(
-            out,
-            "{}",
-            serde_json::json!({"file": file, "title": item.title, "link": item.link})
-        )?;
+    // What it does, on stderr (stdout stays one JSON object per new item).
+    eprintln!(
+        "replay: {} snapshot(s) of {base}{} in order through the check pipeline, on a temporary store; \
+         the first sets the baseline; new items are printed as JSON lines",
+        files.len(),
+        select.map_or_else(String::new, |s| format!(" (select {s})"))
+    );
+    for (file, report) in replay_reports(files, &base, select)? {
+        let what = match &report.error {
+            Some(e) => format!("skipped: {e}"),
+            None if report.baseline => "baseline set, nothing new yet".to_owned(),
+            None if !report.changed => "unchanged".to_owned(),
+            None => format!("{} new item(s)", report.new_items.len()),
+        };
+        eprintln!("replay: {file}: {what}");
+        for item in &report.new_items {
+            writeln!(
+                out,
+                "{}",
+                serde_json::json!({"file": file, "title": item.title, "link": item.link})
+            )?;
+        }
     }
     Ok(())
 }
@@ -163,6 +179,7 @@ pub fn replay_steps(
         keywords: Vec::new(),
         created: now,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     };
     store.insert_watch(
         &watch,

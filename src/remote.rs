@@ -23,6 +23,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             keywords,
             strategy,
             backfill,
+            tags,
         } => {
             let keywords: Vec<String> = keywords
                 .map(|k| {
@@ -32,7 +33,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                         .collect()
                 })
                 .unwrap_or_default();
-            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "backfill": backfill});
+            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "backfill": backfill, "tags": tags.map(|t| t.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect::<Vec<_>>())});
             let (status, w) = api
                 .send(
                     reqwest::Method::POST,
@@ -42,42 +43,48 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                 .await?;
             let verb = if status == 201 { "added" } else { "exists" };
             writeln!(out, "{}\t{}\t{verb}", text(&w["id"]), text(&w["feed_url"]))?;
+            crate::cli::paste_hint(config, text(&w["feed_url"]));
         }
         Command::List => {
             let (_, list) = api.send(reqwest::Method::GET, "/api/watches", None).await?;
-            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS")?;
+            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS\tTAGS")?;
             for w in list.as_array().map_or(&[][..], Vec::as_slice) {
-                let status = match w["error"].as_str() {
+                let mut status = match w["error"].as_str() {
                     Some(e) => format!("error: {e}"),
                     None => text(&w["status"]).to_owned(),
                 };
+                if w["paused"] == true {
+                    status = format!("paused, {status}");
+                }
                 let checked = w["last_check"].as_str().unwrap_or("never");
+                let tags: Vec<&str> = w["tags"]
+                    .as_array()
+                    .map(|t| t.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
                 writeln!(
                     out,
-                    "{}\t{}\t{checked}\t{status}\t{}",
+                    "{}\t{}\t{checked}\t{status}\t{}\t{}",
                     text(&w["id"]),
                     text(&w["url"]),
-                    w["item_count"]
+                    w["item_count"],
+                    tags.join(",")
                 )?;
             }
         }
-        Command::Remove { id } => {
+        Command::Remove { id, yes } => {
             let id = api.resolve(&id).await?;
+            crate::cli::confirm_removal(&id, yes)?;
             api.send(reqwest::Method::DELETE, &format!("/api/watches/{id}"), None)
                 .await?;
             writeln!(out, "removed {id}")?;
         }
         Command::Check { target, dry_run } => {
-            if dry_run {
-                return Err(Error::Usage(
-                    "--dry-run needs the store, which `sitefeed serve` holds; stop it or drop --dry-run".into(),
-                ));
-            }
             let id = api.resolve(&target).await?;
+            let query = if dry_run { "?dry_run=true" } else { "" };
             let (_, r) = api
                 .send(
                     reqwest::Method::POST,
-                    &format!("/api/watches/{id}/check"),
+                    &format!("/api/watches/{id}/check{query}"),
                     None,
                 )
                 .await?;
@@ -91,6 +98,22 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                     serde_json::json!({"title": i["title"], "link": i["link"]})
                 )?;
             }
+        }
+        Command::Edit { target, args } => {
+            let id = api.resolve(&target).await?;
+            let before = api
+                .send(reqwest::Method::GET, &format!("/api/watches/{id}"), None)
+                .await?
+                .1;
+            let (_, w) = api
+                .send(
+                    reqwest::Method::PATCH,
+                    &format!("/api/watches/{id}"),
+                    Some(args.to_json().to_string()),
+                )
+                .await?;
+            let rebaselined = before["select"] != w["select"] || before["depth"] != w["depth"];
+            crate::cli::print_edited(out, &w, rebaselined)?;
         }
         Command::ImportOpml { file } => {
             let opml = std::fs::read_to_string(&file)
@@ -118,6 +141,19 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
         | Command::Synth { .. } => {}
     }
     Ok(())
+}
+
+/// Whether a sitefeed server answers at the config's listen address (within 2 s).
+pub async fn answers(config: &Config) -> bool {
+    let Ok(api) = Api::new(config) else {
+        return false;
+    };
+    api.client
+        .get(format!("{}/healthz", api.base))
+        .timeout(std::time::Duration::from_secs(2))
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
 }
 
 fn text(v: &Value) -> &str {

@@ -177,6 +177,34 @@ impl Driver {
         .await;
     }
 
+    async fn clear(&self, el: &str) {
+        self.s(
+            reqwest::Method::POST,
+            &format!("/element/{el}/clear"),
+            Some(json!({})),
+        )
+        .await;
+    }
+
+    /// Runs `script` (a function body) in the page and returns its value.
+    async fn js(&self, script: &str) -> Value {
+        self.s(
+            reqwest::Method::POST,
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+        .await
+    }
+
+    async fn window_size(&self, width: u32, height: u32) {
+        self.s(
+            reqwest::Method::POST,
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        )
+        .await;
+    }
+
     async fn source(&self) -> String {
         self.s(reqwest::Method::GET, "/source", None)
             .await
@@ -274,7 +302,7 @@ async fn add_list_preview_and_follow_the_feed_in_chromium() {
         .await
         .expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let (app, _clock) = common::app_with(dir.path(), |c| c.server.base_url.clone_from(&base));
+    let (app, _clock) = common::app_with(dir.path(), |c| c.server.base_url = Some(base.clone()));
     let cancel = tokio_util::sync::CancellationToken::new();
     tokio::spawn(sitefeed::server::serve(app.clone(), listener, cancel));
     let profile = tempfile::tempdir().expect("profile dir");
@@ -349,5 +377,143 @@ async fn add_list_preview_and_follow_the_feed_in_chromium() {
     assert_eq!(d.current_url().await, href);
     let src = d.source().await;
     assert!(src.contains("Browser board"), "{src}");
+    d.quit().await;
+}
+
+/// Rows of the watch list now shown, by title.
+async fn listed(d: &Driver) -> Vec<String> {
+    d.js("return Array.from(document.querySelectorAll('#watches a.watch')).map(a => a.textContent)")
+        .await
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+#[allow(clippy::too_many_lines, reason = "one user story, step by step")]
+async fn search_tag_filter_edit_pause_and_a_narrow_screen_in_chromium() {
+    if !have_browser() {
+        return;
+    }
+    let site = Site::start(&[("Notice 1", "/n/1"), ("Notice 2", "/n/2")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // No base_url: the page's feed URLs are the address the browser used.
+    let (app, _clock) = common::app(dir.path());
+    let base = common::serve(app.clone()).await;
+    let add = |q: &str, title: &str, tags: &[&str]| {
+        app.add_watch(&sitefeed::app::NewWatch {
+            url: format!("{}?{q}", site.url()),
+            title: Some(title.to_owned()),
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+            ..Default::default()
+        })
+        .expect("add")
+        .0
+    };
+    let alpha = add("a", "Alpha board", &["news"]);
+    add("b", "Beta list", &["uni"]);
+    add(
+        &format!(
+            "gamma={}",
+            "a-very-long-query-value-without-any-break".repeat(4)
+        ),
+        "Gamma",
+        &[],
+    );
+    let profile = tempfile::tempdir().expect("profile dir");
+    let d = Driver::start(profile.path()).await;
+
+    // Search.
+    d.goto(&format!("{base}/")).await;
+    assert_eq!(listed(&d).await.len(), 3);
+    let q = d.find("#filter input[name=q]").await;
+    d.type_in(&q, "beta").await;
+    let show = d.find("#filter button[type=submit]").await;
+    d.click(&show).await;
+    d.find("#filter a[href='/']").await;
+    assert_eq!(listed(&d).await, ["Beta list"]);
+
+    // Tag filter: the list and the tag's feed.
+    d.goto(&format!("{base}/")).await;
+    let news = d.find("#filter select[name=tag] option[value=news]").await;
+    d.click(&news).await;
+    let show = d.find("#filter button[type=submit]").await;
+    d.click(&show).await;
+    let feeds = d.find("#tagfeeds a").await;
+    assert!(d.attr(&feeds, "href").await.ends_with("/feed/tag/news.xml"));
+    assert_eq!(listed(&d).await, ["Alpha board"]);
+    let rss = d.find("#watches a.feed").await;
+    assert!(
+        d.attr(&rss, "href").await.starts_with(&base),
+        "feed URLs from the address the browser used"
+    );
+
+    // Edit: title and tags.
+    let link = d.find("#watches a.watch").await;
+    d.click(&link).await;
+    let title = d.find("#edit input[name=title]").await;
+    d.clear(&title).await;
+    d.type_in(&title, "Renamed board").await;
+    let tags = d.find("#edit input[name=tags]").await;
+    d.clear(&tags).await;
+    d.type_in(&tags, "news, Research").await;
+    let save = d.find("#edit button[type=submit]").await;
+    d.click(&save).await;
+    let h1 = d.find("h1").await;
+    for _ in 0..50 {
+        if d.text(&h1).await == "Renamed board" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let h1 = d.find("h1").await;
+    assert_eq!(d.text(&h1).await, "Renamed board");
+    let w = app.find(alpha.id.as_str()).expect("watch");
+    assert_eq!(w.title.as_deref(), Some("Renamed board"));
+    assert_eq!(w.options.tags, ["news", "research"]);
+
+    // Pause, then resume.
+    let pause = d.find("#pause").await;
+    assert_eq!(d.text(&pause).await, "Pause");
+    d.click(&pause).await;
+    d.find("#paused").await;
+    assert!(app.find(alpha.id.as_str()).expect("watch").options.paused);
+    let resume = d.find("#pause").await;
+    assert_eq!(d.text(&resume).await, "Resume");
+    d.click(&resume).await;
+    for _ in 0..50 {
+        if !app.find(alpha.id.as_str()).expect("watch").options.paused {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!app.find(alpha.id.as_str()).expect("watch").options.paused);
+
+    // 400 px wide: nothing overflows sideways, on the list and on a watch's page.
+    d.window_size(400, 900).await;
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (path, shot) in [
+        ("/".to_owned(), "browser-narrow-list.png"),
+        (format!("/watches/{}", alpha.id), "browser-narrow-watch.png"),
+    ] {
+        d.goto(&format!("{base}{path}")).await;
+        d.find("h1").await;
+        let inner = d.js("return window.innerWidth").await;
+        let scroll = d.js("return document.documentElement.scrollWidth").await;
+        let (inner, scroll) = (
+            inner.as_u64().expect("innerWidth"),
+            scroll.as_u64().expect("scrollWidth"),
+        );
+        assert!(inner <= 420, "the window is narrow: {inner}");
+        assert!(
+            scroll <= inner,
+            "{path}: scrollWidth {scroll} > innerWidth {inner}"
+        );
+        std::fs::write(tmp.join(shot), d.screenshot().await).expect("save screenshot");
+    }
     d.quit().await;
 }

@@ -79,13 +79,24 @@ fn add_is_idempotent_and_list_remove_work() {
         lines[1].starts_with(&format!("{id}\thttps://example.org/news/\tnever\tnew\t0")),
         "{lines:?}"
     );
+    // Without a terminal to ask on, removing needs --yes, and keeps the watch.
     let out = sitefeed(dir.path())
         .args(["remove", &id])
         .output()
         .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+    assert_eq!(
+        stdout_lines(&sitefeed(dir.path()).arg("list").output().expect("run")).len(),
+        2
+    );
+    let out = sitefeed(dir.path())
+        .args(["remove", "--yes", &id])
+        .output()
+        .expect("run");
     assert!(out.status.success());
     let out = sitefeed(dir.path())
-        .args(["remove", &id])
+        .args(["remove", "--yes", &id])
         .output()
         .expect("run");
     assert_eq!(
@@ -214,6 +225,11 @@ fn replay_runs_snapshots_through_the_pipeline() {
             serde_json::json!({"file": "new.html", "title": "Fourth notice", "link": "https://board.example/n/4"}),
         ]
     );
+    // It says what it does, on stderr: one line per snapshot.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("replay: 3 snapshot(s)"), "{err}");
+    assert!(err.contains("old.html: baseline set"), "{err}");
+    assert!(err.contains("new.html: 2 new item(s)"), "{err}");
 }
 
 #[test]
@@ -253,7 +269,10 @@ fn opml_import_and_export_via_cli() {
         text.contains("https://a.example/news/") && text.contains("https://b.example/feed.xml"),
         "{text}"
     );
-    assert_eq!(text.matches("<outline").count(), 2);
+    assert_eq!(text.matches("xmlUrl=").count(), 2);
+    // The folder A stood in came in as a tag and goes out as a folder again.
+    assert!(text.contains("<outline text=\"folder\""), "{text}");
+    assert!(text.contains("category=\"/folder\""), "{text}");
 
     std::fs::write(&opml, "<opml><body><outline htmlUrl=\"https://d.example/\"").expect("write");
     let out = sitefeed(dir.path())

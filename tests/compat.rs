@@ -348,3 +348,220 @@ async fn feedparser_newsboat_and_sfeed_read_exactly_our_items() {
     }
     drop(server);
 }
+
+/// The feed of a tag and the feed of a failing watch (with its error item at the top),
+/// read by feedparser, sfeed and newsboat: every item, its title intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(
+    clippy::too_many_lines,
+    clippy::many_single_char_names,
+    reason = "one scenario, tool by tool"
+)]
+async fn tag_feeds_and_error_items_read_in_feedparser_newsboat_and_sfeed() {
+    let first: Vec<(String, String)> = (1..=3)
+        .rev()
+        .map(|i| (format!("Plain {i}"), format!("/p/{i}")))
+        .collect();
+    let site = Site::start(&refs(&first)).await;
+    let broken = Site::start(&refs(&first)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        c.fetch.per_host_delay = Duration::ZERO;
+    });
+    let base = common::serve(app.clone()).await;
+    let add = |url: String, tags: &[&str]| {
+        app.add_watch(&sitefeed::app::NewWatch {
+            url,
+            tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+            ..Default::default()
+        })
+        .expect("add")
+        .0
+    };
+    let a = add(format!("{}?a", site.url()), &["news"]);
+    let b = add(broken.url(), &["news"]);
+    for w in [&a, &b] {
+        app.check(w, false).await.expect("baseline");
+    }
+    let mut v2 = adversarial();
+    v2.extend(first.iter().cloned());
+    site.set(&refs(&v2));
+    clock.advance(600);
+    let r = app.check(&a, false).await.expect("check");
+    assert_eq!(r.new_items.len(), adversarial().len());
+    // The second site breaks, and stays broken for more than a day.
+    broken.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    clock.advance(600);
+    assert!(app.check(&b, false).await.expect("check").error.is_some());
+    clock.advance(86_400 + 60);
+    assert!(app.check(&b, false).await.expect("check").error.is_some());
+
+    let c = reqwest::Client::new();
+    let tag = |ext: &str| format!("{base}/feed/tag/news.{ext}");
+    let errfeed = |ext: &str| format!("{base}/feed/{}.{ext}", b.id);
+    let titles_of = |want: &mut Vec<String>, items: &[serde_json::Value]| {
+        want.extend(items.iter().map(|i| {
+            norm(&sitefeed::render::sanitize(
+                i["title"].as_str().expect("title"),
+            ))
+        }));
+    };
+    // What each feed should hold, newest first, as the JSON Feed says (checked against
+    // the API's items).
+    let json_titles = |url: String| {
+        let c = c.clone();
+        async move {
+            let v: serde_json::Value = serde_json::from_slice(&body(&c, &url).await).expect("json");
+            let mut out = Vec::new();
+            titles_of(&mut out, v["items"].as_array().expect("items"));
+            out
+        }
+    };
+    let want_tag = json_titles(tag("json")).await;
+    let want_err = json_titles(errfeed("json")).await;
+    assert_eq!(want_tag.len(), adversarial().len() + 1, "{want_tag:?}");
+    assert!(
+        want_err[0].starts_with("sitefeed cannot read this page since"),
+        "{want_err:?}"
+    );
+    assert!(want_err[0].contains("not an HTML page"));
+    assert!(
+        want_tag
+            .iter()
+            .any(|t| t.starts_with("sitefeed cannot read")),
+        "the tag's feed carries its watches' error items"
+    );
+
+    if have("python3", &["-c", "import feedparser"]) {
+        let urls = [tag("xml"), tag("atom"), errfeed("xml"), errfeed("atom")];
+        let out = tokio::task::spawn_blocking(move || {
+            Command::new("python3")
+                .args(["-c", FEEDPARSER])
+                .args(&urls)
+                .output()
+                .expect("python3")
+        })
+        .await
+        .expect("join");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let res: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("json");
+        for (f, want) in res.iter().zip([&want_tag, &want_tag, &want_err, &want_err]) {
+            assert_eq!(f["bozo"], 0, "{f}");
+            let titles: Vec<String> = f["titles"]
+                .as_array()
+                .expect("titles")
+                .iter()
+                .map(|t| norm(t.as_str().unwrap_or("")))
+                .collect();
+            assert_eq!(&titles, want, "feedparser {}", f["url"]);
+            let ids: Vec<&str> = f["ids"]
+                .as_array()
+                .expect("ids")
+                .iter()
+                .map(|i| i.as_str().unwrap_or(""))
+                .collect();
+            let mut distinct = ids.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), ids.len(), "distinct ids: {ids:?}");
+        }
+    }
+
+    if have("sh", &["-c", "command -v sfeed"]) {
+        for (url, want) in [
+            (tag("xml"), &want_tag),
+            (tag("atom"), &want_tag),
+            (errfeed("xml"), &want_err),
+            (errfeed("atom"), &want_err),
+        ] {
+            let b = body(&c, &url).await;
+            let out = tokio::task::spawn_blocking(move || {
+                let mut child = Command::new("sfeed")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .expect("sfeed");
+                child
+                    .stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(&b)
+                    .expect("write");
+                child.wait_with_output().expect("sfeed output")
+            })
+            .await
+            .expect("join");
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).expect("UTF-8");
+            let titles: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    norm(
+                        &l.split('\t')
+                            .nth(1)
+                            .unwrap_or("")
+                            .replace("\\n", "\n")
+                            .replace("\\t", "\t")
+                            .replace("\\\\", "\\"),
+                    )
+                })
+                .collect();
+            assert_eq!(&titles, want, "sfeed {url}");
+        }
+    }
+
+    if have("newsboat", &["-v"]) && have("python3", &["-c", "import sqlite3"]) {
+        let home = dir.path().join("nb");
+        std::fs::create_dir_all(&home).expect("mkdir");
+        let urls = home.join("urls");
+        std::fs::write(&urls, format!("{}\n{}\n", tag("xml"), errfeed("atom"))).expect("urls");
+        std::fs::write(home.join("config"), "").expect("config");
+        let cache = home.join("cache.db");
+        let (h, u, ca) = (home.clone(), urls.clone(), cache.clone());
+        let out = tokio::task::spawn_blocking(move || {
+            Command::new("newsboat")
+                .arg("-u")
+                .arg(&u)
+                .arg("-c")
+                .arg(&ca)
+                .arg("-C")
+                .arg(h.join("config"))
+                .args(["-x", "reload"])
+                .env("HOME", &h)
+                .env("XDG_CONFIG_HOME", &h)
+                .env("XDG_DATA_HOME", &h)
+                .output()
+                .expect("newsboat")
+        })
+        .await
+        .expect("join");
+        assert!(
+            out.status.success(),
+            "newsboat: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new("python3")
+            .args(["-c", NEWSBOAT_CACHE])
+            .arg(&cache)
+            .output()
+            .expect("python3");
+        let rows: Vec<(String, String, String)> =
+            serde_json::from_slice(&out.stdout).expect("json");
+        for (url, want) in [(tag("xml"), &want_tag), (errfeed("atom"), &want_err)] {
+            let mut titles: Vec<String> = rows
+                .iter()
+                .filter(|r| r.0 == url)
+                .map(|r| norm(&r.1))
+                .collect();
+            let mut expected = want.clone();
+            titles.sort();
+            expected.sort();
+            assert_eq!(titles, expected, "newsboat {url}");
+        }
+    }
+}

@@ -179,10 +179,11 @@ async fn store_commands_go_through_a_running_server() {
     assert!(before.stdout.is_empty());
     site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let d = dir.path().to_path_buf();
-    let (check, remove) =
-        tokio::task::spawn_blocking(move || (cli(&d, &["check", &id]), cli(&d, &["remove", &id])))
-            .await
-            .expect("cli");
+    let (check, remove) = tokio::task::spawn_blocking(move || {
+        (cli(&d, &["check", &id]), cli(&d, &["remove", "--yes", &id]))
+    })
+    .await
+    .expect("cli");
     let out = String::from_utf8_lossy(&check.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.contains("\"title\":\"C\""), "{out}");

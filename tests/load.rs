@@ -254,6 +254,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
         keywords: Vec::new(),
         created: clock.now(),
         strategy: None,
+        options: sitefeed::model::WatchOptions::default(),
     };
     let state = sitefeed::store::WatchState::new(
         clock.now() + 86_400,

@@ -177,7 +177,7 @@ fn cli_add_takes_a_strategy_and_the_config_a_default() {
         c.strategy, None,
         "no override: the config's default applies"
     );
-    let json = sitefeed::server::api::watch_json(&app, &c, None);
+    let json = sitefeed::server::api::watch_json(&app, "http://127.0.0.1:8080", &c, None);
     assert_eq!(json.schedule.strategy, "periodic");
     assert_eq!(json.schedule.in_force, "adaptive");
 }

@@ -326,7 +326,7 @@ async fn sessions_are_random_server_side_and_end() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.server.admin_token = "s3cret".into();
-        c.server.base_url = "https://feeds.example".into();
+        c.server.base_url = Some("https://feeds.example".into());
     });
     let base = common::serve(app).await;
     let mut b = Browser::new(&base);

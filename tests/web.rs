@@ -169,7 +169,7 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .await;
     assert_eq!(st, 400);
     assert!(
-        page.contains("backfill `lots` is not a whole number"),
+        page.contains("backfill <code>lots</code> is not a whole number"),
         "{page}"
     );
     let (st, page, _) = b

@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde::Deserialize;
 
 mod deep;
+mod env;
 pub use deep::{DeepConfig, RawDeep};
+pub use env::{var_name, IpRange, Kind as EnvKind, ENV_KEYS};
 
 pub const DEFAULT_CONFIG_PATH: &str = "config/sitefeed.toml";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -70,6 +72,32 @@ pub struct RawServer {
     pub base_url: Option<String>,
     pub admin_token: Option<String>,
     pub feed_token: Option<String>,
+    /// Proxies whose `Forwarded` / `X-Forwarded-*` headers are believed: addresses or
+    /// CIDR ranges. A list, or one comma-separated string (as from the environment).
+    pub trusted_proxies: Option<StringList>,
+    /// IANA time zone of the times the web page shows (default UTC).
+    pub timezone: Option<String>,
+}
+
+/// A list of strings written as a TOML array or as one comma-separated string.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum StringList {
+    List(Vec<String>),
+    One(String),
+}
+
+impl StringList {
+    fn items(self) -> Vec<String> {
+        let all = match self {
+            Self::List(v) => v,
+            Self::One(s) => s.split(',').map(str::to_owned).collect(),
+        };
+        all.into_iter()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -107,6 +135,7 @@ pub struct RawSchedule {
     pub change_ratio: Option<Number>,
     pub periodic_min_days: Option<Number>,
     pub periodic_degree: Option<usize>,
+    pub error_backoff_max: Option<String>,
 }
 
 /// A TOML number written either way (`3` or `3.0`).
@@ -130,6 +159,7 @@ impl Number {
 #[serde(deny_unknown_fields)]
 pub struct RawFeed {
     pub max_items: Option<usize>,
+    pub error_item_after: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -142,6 +172,7 @@ pub struct RawWatch {
     pub keywords: Option<Vec<String>>,
     /// adaptive | periodic | fixed; default `schedule.strategy`.
     pub strategy: Option<String>,
+    pub tags: Option<Vec<String>>,
 }
 
 // ----- validated -----
@@ -156,13 +187,20 @@ pub struct Config {
     pub deep: DeepConfig,
     /// Watches declared in the file; added (idempotently) when the service starts.
     pub watches: Vec<RawWatch>,
+    /// The file read, when there was one (`None`: the defaults).
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub listen: SocketAddr,
-    /// No trailing slash.
-    pub base_url: String,
+    /// The public address of this server, no trailing slash. `None`: feed URLs are
+    /// built from each request (`Host`, or the forwarding headers of a trusted proxy).
+    pub base_url: Option<String>,
+    /// Proxies whose forwarding headers are believed.
+    pub trusted_proxies: Vec<IpRange>,
+    /// The time zone of the times the web page shows; a watch may have its own.
+    pub timezone: chrono_tz::Tz,
     /// Empty: no authentication.
     pub admin_token: String,
     /// Empty: feeds and OPML are public. Otherwise they need `?key=<feed_token>`, and
@@ -218,6 +256,8 @@ pub struct ScheduleConfig {
     pub periodic_min_days: f64,
     /// Degree of the least-squares polynomial of the daily curve.
     pub periodic_degree: usize,
+    /// A failing watch backs off (its interval doubling per failure) up to this.
+    pub error_backoff_max: Duration,
 }
 
 impl Default for ScheduleConfig {
@@ -229,6 +269,8 @@ impl Default for ScheduleConfig {
 #[derive(Debug, Clone, Copy)]
 pub struct FeedConfig {
     pub max_items: usize,
+    /// A watch failing for this long gets one item in its feed saying so; `None`: never.
+    pub error_item_after: Option<Duration>,
 }
 
 impl Default for Config {
@@ -251,12 +293,16 @@ impl Config {
                 None => (PathBuf::from(DEFAULT_CONFIG_PATH), false),
             },
         };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if !explicit && e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        let (text, found) = match std::fs::read_to_string(&path) {
+            Ok(t) => (t, true),
+            Err(e) if !explicit && e.kind() == std::io::ErrorKind::NotFound => {
+                (String::new(), false)
+            }
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
-        Self::from_toml(&text, &path, &env)
+        let mut c = Self::from_toml(&text, &path, &env)?;
+        c.file = found.then(|| std::path::absolute(&path).unwrap_or(path));
+        Ok(c)
     }
 
     /// Parses and validates `text`; `env` supplies the environment overrides.
@@ -269,6 +315,7 @@ impl Config {
             path: path.to_path_buf(),
             message: toml_error_line(text, &e),
         })?;
+        let raw = env::apply(text, raw, path, env)?;
         raw.validate(path, env)
     }
 }
@@ -299,8 +346,10 @@ impl RawConfig {
             message: format!("key `{key}`: {problem}"),
         };
 
-        let listen_s = env("SITEFEED_LISTEN")
-            .or(self.server.listen)
+        let _ = env; // applied by `env::apply` before validation
+        let listen_s = self
+            .server
+            .listen
             .unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
         let listen: SocketAddr = listen_s.parse().map_err(|_| {
             bad(
@@ -308,24 +357,51 @@ impl RawConfig {
                 format!("`{listen_s}` is not an address:port such as 127.0.0.1:8080"),
             )
         })?;
-        let base_url = self
-            .server
-            .base_url
-            .unwrap_or_else(|| format!("http://{listen}"));
-        let base_url = base_url.trim_end_matches('/').to_owned();
-        match url::Url::parse(&base_url) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-            _ => {
-                return Err(bad(
-                    "server.base_url",
-                    format!("`{base_url}` is not an http(s) URL"),
-                ))
+        let base_url = match self.server.base_url.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(b) => {
+                let b = b.trim_end_matches('/').to_owned();
+                match url::Url::parse(&b) {
+                    Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
+                    _ => {
+                        return Err(bad(
+                            "server.base_url",
+                            format!(
+                                "`{b}` is not an http(s) URL such as https://feeds.example.org"
+                            ),
+                        ))
+                    }
+                }
+                Some(b)
             }
-        }
+        };
+        let trusted_proxies = self
+            .server
+            .trusted_proxies
+            .map(StringList::items)
+            .unwrap_or_default()
+            .iter()
+            .map(|p| {
+                IpRange::parse(p).ok_or_else(|| {
+                    bad(
+                        "server.trusted_proxies",
+                        format!("`{p}` is not an IP address or a CIDR range such as 10.0.0.0/8"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
 
-        let data = env("SITEFEED_DATA")
-            .map(PathBuf::from)
-            .or(self.storage.path)
+        let tz_name = self.server.timezone.as_deref().map_or("UTC", str::trim);
+        let timezone: chrono_tz::Tz = tz_name.parse().map_err(|_| {
+            bad(
+                "server.timezone",
+                format!("`{tz_name}` is not an IANA time zone such as UTC or Europe/Berlin"),
+            )
+        })?;
+
+        let data = self
+            .storage
+            .path
             .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
 
         let f = self.fetch;
@@ -436,6 +512,25 @@ impl RawConfig {
         if min_interval.is_zero() {
             return Err(bad("schedule.min_interval", "must be at least 1s".into()));
         }
+        let explicit = s.error_backoff_max.is_some();
+        let mut error_backoff_max = dur("schedule.error_backoff_max", s.error_backoff_max, "6h")?;
+        if !explicit {
+            error_backoff_max = error_backoff_max.max(min_interval);
+        }
+        if error_backoff_max < min_interval {
+            return Err(bad(
+                "schedule.error_backoff_max",
+                "is less than schedule.min_interval".into(),
+            ));
+        }
+        let error_item_after = match dur(
+            "feed.error_item_after",
+            self.feed.error_item_after.clone(),
+            "1d",
+        )? {
+            d if d.is_zero() => None,
+            d => Some(d),
+        };
 
         let max_items = self.feed.max_items.unwrap_or(DEFAULT_MAX_ITEMS);
         if max_items == 0 || max_items as u64 > crate::model::ITEMS_KEPT {
@@ -479,6 +574,8 @@ impl RawConfig {
             server: ServerConfig {
                 listen,
                 base_url,
+                trusted_proxies,
+                timezone,
                 admin_token: self.server.admin_token.unwrap_or_default(),
                 feed_token,
             },
@@ -510,10 +607,15 @@ impl RawConfig {
                 change_ratio,
                 periodic_min_days,
                 periodic_degree,
+                error_backoff_max,
             },
-            feed: FeedConfig { max_items },
+            feed: FeedConfig {
+                max_items,
+                error_item_after,
+            },
             deep,
             watches: self.watch,
+            file: None,
         })
     }
 }

@@ -181,3 +181,82 @@ fn durations() {
     assert_eq!(parse_duration("m"), None);
     assert_eq!(parse_duration("5m3"), None);
 }
+
+#[test]
+fn every_setting_has_an_environment_override() {
+    let env = |k: &str| match k {
+        "SITEFEED_BASE_URL" => Some("https://feeds.example.org/".to_owned()),
+        "SITEFEED_FETCH_TIMEOUT_SECS" => Some("7".to_owned()),
+        "SITEFEED_FETCH_RESPECT_ROBOTS" => Some("false".to_owned()),
+        "SITEFEED_SERVER_ADMIN_TOKEN" => Some("12345".to_owned()),
+        "SITEFEED_SERVER_TRUSTED_PROXIES" => Some("10.0.0.0/8, 127.0.0.1".to_owned()),
+        "SITEFEED_DEEP_TEMPLATE_SHARE" => Some("0.9".to_owned()),
+        "SITEFEED_FEED_ERROR_ITEM_AFTER" => Some("0".to_owned()),
+        _ => None,
+    };
+    let c = Config::from_toml(
+        "[server]\nbase_url = \"http://file.example\"\n[fetch]\ntimeout_secs = 3\n",
+        Path::new("f.toml"),
+        &env,
+    )
+    .expect("valid");
+    assert_eq!(
+        c.server.base_url.as_deref(),
+        Some("https://feeds.example.org")
+    );
+    assert_eq!(c.fetch.timeout.as_secs(), 7);
+    assert!(!c.fetch.respect_robots);
+    assert_eq!(c.server.admin_token, "12345", "a text key stays text");
+    assert_eq!(c.server.trusted_proxies.len(), 2);
+    assert!((c.deep.template_share - 0.9).abs() < 1e-9);
+    assert_eq!(c.feed.error_item_after, None);
+    // The long name wins over the short one.
+    let both = |k: &str| match k {
+        "SITEFEED_BASE_URL" => Some("https://short.example".to_owned()),
+        "SITEFEED_SERVER_BASE_URL" => Some("https://long.example".to_owned()),
+        _ => None,
+    };
+    let c = Config::from_toml("", Path::new("f.toml"), &both).expect("valid");
+    assert_eq!(c.server.base_url.as_deref(), Some("https://long.example"));
+}
+
+#[test]
+fn a_bad_environment_value_names_the_variable() {
+    let env = |k: &str| (k == "SITEFEED_FETCH_TIMEOUT_SECS").then(|| "soon".to_owned());
+    let err = Config::from_toml("", Path::new("f.toml"), &env).expect_err("invalid");
+    assert!(
+        err.to_string().contains("SITEFEED_FETCH_TIMEOUT_SECS"),
+        "{err}"
+    );
+    let env = |k: &str| (k == "SITEFEED_SERVER_TRUSTED_PROXIES").then(|| "proxy.lan".to_owned());
+    let err = Config::from_toml("", Path::new("f.toml"), &env).expect_err("invalid");
+    assert!(err.to_string().contains("trusted_proxies"), "{err}");
+}
+
+#[test]
+fn base_url_is_unset_by_default() {
+    let c = Config::from_toml("", Path::new("f.toml"), &no_env).expect("valid");
+    assert_eq!(c.server.base_url, None);
+    assert_eq!(
+        c.feed.error_item_after,
+        Some(std::time::Duration::from_secs(86_400))
+    );
+}
+
+#[test]
+fn timezone_is_an_iana_name() {
+    let c = Config::from_toml(
+        "[server]\ntimezone = \"Europe/Berlin\"\n",
+        Path::new("f.toml"),
+        &no_env,
+    )
+    .expect("valid");
+    assert_eq!(c.server.timezone, chrono_tz::Tz::Europe__Berlin);
+    let err = Config::from_toml(
+        "[server]\ntimezone = \"Mars/Olympus\"\n",
+        Path::new("f.toml"),
+        &no_env,
+    )
+    .expect_err("invalid");
+    assert!(err.to_string().contains("server.timezone"), "{err}");
+}

@@ -87,9 +87,19 @@ impl CachingResolver {
             a
         } else {
             let found: Arc<[IpAddr]> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
+                .await
+                .map_err(|e| NameNotResolved {
+                    host: host.clone(),
+                    reason: e.to_string(),
+                })?
                 .map(|a| a.ip())
                 .collect();
+            if found.is_empty() {
+                return Err(Box::new(NameNotResolved {
+                    host,
+                    reason: "no addresses".into(),
+                }));
+            }
             let mut cache = self.lock();
             if cache.len() >= MAX_NAMES {
                 cache.retain(|_, (_, at)| at.elapsed() < TTL);
@@ -136,6 +146,14 @@ impl CachingResolver {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The error a resolver gives when a name has no address (DNS).
+#[derive(Debug, thiserror::Error)]
+#[error("the name {host} does not resolve (DNS: {reason}); is the address spelt right?")]
+pub struct NameNotResolved {
+    pub host: String,
+    pub reason: String,
 }
 
 impl reqwest::dns::Resolve for CachingResolver {

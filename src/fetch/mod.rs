@@ -81,6 +81,11 @@ pub enum FetchError {
     Stalled(Duration),
     #[error("could not connect: {0}")]
     Connect(String),
+    /// The host's name does not resolve.
+    #[error("{0}")]
+    Dns(String),
+    #[error("connection refused: nothing listens at that address and port (is the site down, or the port wrong?)")]
+    ConnectionRefused,
     #[error("the server answered {code}{}", after(.retry_after.as_ref()))]
     Status {
         code: StatusCode,
@@ -125,7 +130,8 @@ impl FetchError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Timeout(_) | Self::Stalled(_) => "timeout",
-            Self::Connect(_) => "connect",
+            Self::Connect(_) | Self::ConnectionRefused => "connect",
+            Self::Dns(_) => "dns",
             Self::Status { .. } => "status",
             Self::TooLarge(_) => "too_large",
             Self::NotHtml(_) => "not_html",
@@ -152,7 +158,9 @@ impl FetchError {
     /// Whether the host as a whole seems down or overloaded (not just this page).
     pub fn is_host_failure(&self) -> bool {
         match self {
-            Self::Timeout(_) | Self::Stalled(_) | Self::Connect(_) => true,
+            Self::Timeout(_) | Self::Stalled(_) | Self::Connect(_) | Self::ConnectionRefused => {
+                true
+            }
             Self::Status { code, .. } => code.is_server_error(),
             _ => false,
         }
@@ -524,11 +532,15 @@ impl Fetcher {
                 Ok(Rules::from_response(&self.inner.agent, status, &body))
             }
             // What stops robots.txt stops the page too, and says it better.
+            // So do a refused connection and a name that does not resolve: the page
+            // cannot be fetched either, and "robots.txt cannot be read" would hide why.
             Err(
                 e @ (FetchError::Refused(_)
                 | FetchError::RefusedHost(_)
                 | FetchError::Scheme(_)
-                | FetchError::Deferred { .. }),
+                | FetchError::Deferred { .. }
+                | FetchError::Dns(_)
+                | FetchError::ConnectionRefused),
             ) => Err(e),
             // RFC 9309 2.3.1.2: too many redirects mean "unavailable".
             Err(FetchError::Redirect(_)) => Ok(Rules::AllowAll),
@@ -580,6 +592,14 @@ impl Fetcher {
         while let Some(err) = cur {
             if let Some(r) = err.downcast_ref::<guard::RefusedAddresses>() {
                 return FetchError::RefusedHost(r.to_string());
+            }
+            if let Some(r) = err.downcast_ref::<dns::NameNotResolved>() {
+                return FetchError::Dns(r.to_string());
+            }
+            if let Some(io) = err.downcast_ref::<std::io::Error>() {
+                if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                    return FetchError::ConnectionRefused;
+                }
             }
             cur = err.source();
         }

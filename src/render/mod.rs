@@ -65,13 +65,23 @@ pub struct FeedView<'a> {
     /// Absolute URL of the site's icon, when known: RSS `<image>`, Atom `<icon>`, JSON
     /// Feed `favicon`.
     pub icon: Option<&'a str>,
+    /// The feed's own path without extension when it is not the watch's
+    /// (`/feed/tag/news` for a tag's feed); `None`: [`feed_path`] of the watch.
+    pub self_path: Option<&'a str>,
 }
 
 impl FeedView<'_> {
     /// Absolute URL of this feed in the format with extension `ext` ("xml", "atom",
     /// "json"), key query included, sanitized.
     fn self_url(&self, ext: &str) -> String {
-        feed_url(self.base_url, &self.watch.id, ext, self.key_query)
+        match self.self_path {
+            Some(p) => sanitize(&format!(
+                "{}{p}.{ext}{}",
+                self.base_url.trim_end_matches('/'),
+                self.key_query
+            )),
+            None => feed_url(self.base_url, &self.watch.id, ext, self.key_query),
+        }
     }
 
     /// The feed title, sanitized; the watched URL when the title is blank.

@@ -2,9 +2,11 @@
 //!
 //! Export writes one `<outline type="rss">` per watch: `text` and `title` = its display
 //! title, `xmlUrl` = its RSS feed (`<base_url>/feed/<id>.xml<key_query>`), `htmlUrl` = the
-//! watched page. Import reads every `<outline>` inside `<body>`, at any depth (folders), and
-//! takes its `htmlUrl`, else its `xmlUrl`; outlines with neither (folders, separators) are
-//! skipped.
+//! watched page, `category` = its tags (`/news,/uni`); a tagged watch stands in a folder
+//! (an outline without URLs) named by its first tag, as readers file feeds. Import reads
+//! every `<outline>` inside `<body>`, at any depth, and takes its `htmlUrl`, else its
+//! `xmlUrl`; outlines with neither (folders, separators) are not pages, but their names
+//! become the tags of the pages inside them, with those of `category`.
 
 use std::fmt::Write as _;
 
@@ -23,6 +25,9 @@ pub struct OpmlEntry {
     pub url: String,
     /// The outline's `title`, else its `text`, trimmed; `None` when both are missing or blank.
     pub title: Option<String>,
+    /// The names of the folders it stands in, outermost first, then its `category`
+    /// entries (the last segment of each), as written.
+    pub tags: Vec<String>,
 }
 
 /// Why an OPML document was rejected. Each message says what is wrong and where.
@@ -62,15 +67,40 @@ pub fn opml_export(watches: &[(Watch, String)], base_url: &str, key_query: &str)
            </head>\n  \
            <body>\n",
     );
-    for (watch, title) in watches {
+    // Untagged watches first, then one folder per first tag, in tag order.
+    let mut order: Vec<&(Watch, String)> = watches.iter().collect();
+    order.sort_by(|a, b| a.0.options.tags.first().cmp(&b.0.options.tags.first()));
+    let mut folder: Option<&str> = None;
+    for (watch, title) in order {
+        let first = watch.options.tags.first().map(String::as_str);
+        if first != folder {
+            if folder.is_some() {
+                out.push_str("    </outline>\n");
+            }
+            if let Some(f) = first {
+                let f = attr(&sanitize(f));
+                let _ = writeln!(out, "    <outline text=\"{f}\" title=\"{f}\">");
+            }
+            folder = first;
+        }
+        let indent = if folder.is_some() { "      " } else { "    " };
         let title = attr(&non_blank_or(title, &watch.url));
         let xml_url = attr(&feed_url(base_url, &watch.id, "xml", key_query));
         let html_url = attr(&sanitize(&watch.url));
+        let category = if watch.options.tags.is_empty() {
+            String::new()
+        } else {
+            let c: Vec<String> = watch.options.tags.iter().map(|t| format!("/{t}")).collect();
+            format!(" category=\"{}\"", attr(&sanitize(&c.join(","))))
+        };
         // Writing into a String cannot fail.
         let _ = writeln!(
             out,
-            "    <outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"/>"
+            "{indent}<outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{category}/>"
         );
+    }
+    if folder.is_some() {
+        out.push_str("    </outline>\n");
     }
     out.push_str("  </body>\n</opml>\n");
     out
@@ -105,6 +135,8 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
     };
 
     let mut open: Vec<String> = Vec::new();
+    // Per open element: the folder name it gives the outlines inside it.
+    let mut folders: Vec<Option<String>> = Vec::new();
     let mut seen_root = false;
     let mut seen_body = false;
     let mut entries = Vec::new();
@@ -132,16 +164,28 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
                 if open.len() == 1 && name == "body" {
                     seen_body = true;
                 }
-                let outline = read_attrs(e).map_err(|m| xml_error(start, m))?;
-                if in_body && name == "outline" {
-                    entries.extend(outline);
+                let (outline, label) = read_attrs(e).map_err(|m| xml_error(start, m))?;
+                let is_outline = in_body && name == "outline";
+                let mut folder = None;
+                if is_outline {
+                    match outline {
+                        Some(mut o) => {
+                            let mut tags: Vec<String> = folders.iter().flatten().cloned().collect();
+                            tags.append(&mut o.tags);
+                            o.tags = tags;
+                            entries.push(o);
+                        }
+                        None => folder = label,
+                    }
                 }
                 if matches!(event, Event::Start(_)) {
                     open.push(name);
+                    folders.push(folder);
                 }
             }
             Event::End(_) => {
                 open.pop();
+                folders.pop();
             }
             Event::Text(ref t) => {
                 let content = t.unescape().map_err(|e| xml_error(start, e.to_string()))?;
@@ -178,9 +222,11 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
 }
 
 /// Checks every attribute of `element` and, when it names a page (`htmlUrl` or `xmlUrl`),
-/// returns it as an entry. The error is a message for [`OpmlError::Xml`].
-fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
-    let (mut html_url, mut xml_url, mut title, mut text) = (None, None, None, None);
+/// returns it as an entry; also its label (`title`, else `text`), the name of a folder.
+/// The error is a message for [`OpmlError::Xml`].
+fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>), String> {
+    let (mut html_url, mut xml_url, mut title, mut text, mut category) =
+        (None, None, None, None, None);
     for attribute in element.attributes() {
         let attribute = attribute.map_err(|e| e.to_string())?;
         let value = attribute.unescape_value().map_err(|e| e.to_string())?;
@@ -190,6 +236,7 @@ fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
             b"xmlurl" => &mut xml_url,
             b"title" => &mut title,
             b"text" => &mut text,
+            b"category" => &mut category,
             _ => continue,
         };
         let value = value.trim();
@@ -197,10 +244,24 @@ fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
             *slot = Some(value.to_owned());
         }
     }
-    Ok(html_url.or(xml_url).map(|url| OpmlEntry {
-        url,
-        title: title.or(text),
-    }))
+    let label = title.or(text);
+    let tags: Vec<String> = category
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter_map(|c| c.trim().trim_matches('/').rsplit('/').next())
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok((
+        html_url.or(xml_url).map(|url| OpmlEntry {
+            url,
+            title: label.clone(),
+            tags,
+        }),
+        label,
+    ))
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

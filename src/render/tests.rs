@@ -16,6 +16,7 @@ fn watch(url: &str) -> Watch {
         keywords: Vec::new(),
         created: 1_700_000_000,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     }
 }
 
@@ -35,6 +36,7 @@ fn view<'a>(
     key_query: &'a str,
 ) -> FeedView<'a> {
     FeedView {
+        self_path: None,
         watch,
         title,
         items,
@@ -387,6 +389,7 @@ fn rss_snapshot() {
         keywords: Vec::new(),
         created: 1_699_000_000,
         strategy: None,
+        options: crate::model::WatchOptions::default(),
     };
     let items = [
         Item {
@@ -403,6 +406,7 @@ fn rss_snapshot() {
         },
     ];
     let v = FeedView {
+        self_path: None,
         watch: &w,
         title: "Example news",
         items: &items,
@@ -462,15 +466,53 @@ fn opml_export_round_trips() {
             OpmlEntry {
                 url: a.url.clone(),
                 title: Some("News & <Views> \"quoted\"\tand\nlines".to_owned()),
+                tags: Vec::new(),
             },
             OpmlEntry {
                 url: b.url.clone(),
                 title: Some(b.url.clone()),
+                tags: Vec::new(),
             },
         ]
     );
     assert!(out.contains(&format!("xmlUrl=\"{BASE}/feed/{}.xml?key=a&amp;b\"", a.id)));
     assert!(out.contains("type=\"rss\""));
+}
+
+#[test]
+fn opml_tags_are_folders_and_categories_both_ways() {
+    let mut a = watch("https://a.example/");
+    a.options.tags = vec!["news".into(), "uni".into()];
+    let mut b = watch("https://b.example/");
+    b.options.tags = vec!["uni".into()];
+    let c = watch("https://c.example/");
+    let out = opml_export(
+        &[
+            (a.clone(), "A".into()),
+            (b.clone(), "B".into()),
+            (c.clone(), "C".into()),
+        ],
+        BASE,
+        "",
+    );
+    well_formed(&out, "title");
+    assert!(
+        out.contains("<outline text=\"news\" title=\"news\">"),
+        "{out}"
+    );
+    assert!(out.contains("category=\"/news,/uni\""), "{out}");
+    let entries = opml_parse(&out).expect("parse");
+    let tags = |url: &str| {
+        entries
+            .iter()
+            .find(|e| e.url == url)
+            .map(|e| e.tags.clone())
+            .expect("entry")
+    };
+    // Folder, then category (the caller makes them distinct).
+    assert_eq!(tags(&a.url), ["news", "news", "uni"]);
+    assert_eq!(tags(&b.url), ["uni", "uni"]);
+    assert!(tags(&c.url).is_empty());
 }
 
 #[test]
@@ -505,14 +547,17 @@ fn opml_parse_finds_nested_outlines_and_skips_folders() {
             OpmlEntry {
                 url: "https://a.example/feed.xml".to_owned(),
                 title: Some("A feed".to_owned()),
+                tags: vec!["Tech".to_owned()],
             },
             OpmlEntry {
                 url: "https://b.example/".to_owned(),
                 title: Some("B".to_owned()),
+                tags: vec!["Tech".to_owned(), "Deeper".to_owned()],
             },
             OpmlEntry {
                 url: "https://c.example/?x=1&y=2".to_owned(),
                 title: Some("C & D".to_owned()),
+                tags: Vec::new(),
             },
         ]
     );

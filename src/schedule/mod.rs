@@ -81,8 +81,10 @@ pub fn next_interval(
         Outcome::Failed { consecutive } => {
             // Back off on failures: the usual interval doubled per consecutive failure,
             // so a broken site is not hammered, within the configured maximum.
+            // within the configured maximum and never longer than error_backoff_max.
             let factor = 2f64.powf(f64::from(consecutive.min(10)));
-            return clamp(state.b.max(cfg.min_interval.as_secs_f64()) * factor, cfg);
+            return clamp(state.b.max(cfg.min_interval.as_secs_f64()) * factor, cfg)
+                .min(cfg.error_backoff_max.as_secs_f64());
         }
         Outcome::Updated => {
             state.c += elapsed;
@@ -352,7 +354,23 @@ mod tests {
                 Outcome::Failed { consecutive: 9 },
                 0.0
             ),
-            86_400.0
+            21_600.0,
+            "capped by error_backoff_max (6h), below max_interval"
+        );
+        let long = ScheduleConfig {
+            error_backoff_max: Duration::from_secs(86_400 * 7),
+            ..c
+        };
+        assert_eq!(
+            next_interval(
+                &long,
+                long.strategy,
+                &mut s,
+                Outcome::Failed { consecutive: 9 },
+                0.0
+            ),
+            86_400.0,
+            "and by max_interval"
         );
         // A failure does not change the learned interval.
         assert_eq!(s.b, 3600.0);

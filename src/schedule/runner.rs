@@ -261,13 +261,31 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Runs one check; `false` when its result could not be saved.
-async fn run_one(app: &App, watch: &Watch) -> bool {
+async fn run_one(app: &Arc<App>, watch: &Watch) -> bool {
     let id = &watch.id;
+    if watch.options.paused {
+        return true;
+    }
     match app.check(watch, false).await {
         Ok(r) if r.error.is_some() => {
-            tracing::info!(%id, url = %watch.url, error = r.error.as_deref().unwrap_or(""), "check failed");
+            tracing::warn!(%id, url = %watch.url, error = r.error.as_deref().unwrap_or(""), "check failed");
         }
-        Ok(r) => tracing::debug!(%id, new = r.new_items.len(), "checked"),
+        Ok(r) => {
+            tracing::info!(
+                %id,
+                url = %watch.url,
+                new_items = r.new_items.len(),
+                changed = r.changed,
+                baseline = r.baseline,
+                site_pages = r.site_pages,
+                next_check = %crate::server::api::rfc3339(r.next_check),
+                "checked"
+            );
+            for i in &r.new_items {
+                tracing::debug!(%id, title = %i.title, link = %i.link, "new item");
+            }
+            app.notify(watch, &r);
+        }
         // The store's health logs a storage failure once, not once per check.
         Err(crate::app::AppError::Store(e)) if e.is_storage() => {
             tracing::debug!(%id, error = %e, "check not saved");

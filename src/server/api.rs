@@ -7,9 +7,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
 
+use super::base::PublicBase;
 use super::error::ApiError;
 use crate::app::{App, AppError, NewWatch};
 use crate::model::{Item, Watch, WatchId};
@@ -18,7 +19,7 @@ use crate::store::WatchState;
 pub fn router() -> Router<Arc<App>> {
     Router::new()
         .route("/api/watches", post(create).get(list))
-        .route("/api/watches/{id}", get(show).delete(remove))
+        .route("/api/watches/{id}", get(show).delete(remove).patch(edit))
         .route("/api/watches/{id}/check", post(check))
         .route("/api/watches/{id}/items", get(items))
         .route("/api/opml", post(import_opml))
@@ -34,6 +35,7 @@ struct CreateBody {
     keywords: Option<Vec<String>>,
     strategy: Option<String>,
     backfill: Option<u32>,
+    tags: Option<Vec<String>>,
 }
 
 /// A watch as the API shows it.
@@ -69,6 +71,23 @@ pub struct WatchJson {
     /// the last check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl: Option<crate::crawl::state::Summary>,
+    pub tags: Vec<String>,
+    /// Not checked by the scheduler.
+    pub paused: bool,
+    /// The watch's own interval bounds, seconds (`null`: the config's).
+    pub min_interval: Option<u64>,
+    pub max_interval: Option<u64>,
+    /// Whether its feed says so when it keeps failing.
+    pub error_item: bool,
+    pub webhook: Option<String>,
+    /// The time zone of the times shown for this watch (its own, else the server's).
+    pub timezone: String,
+    /// When the current run of failures began; failed checks in a row.
+    pub error_since: Option<String>,
+    pub consecutive_errors: u32,
+    /// The last webhook delivery, and why it failed (`null`: delivered).
+    pub webhook_at: Option<String>,
+    pub webhook_error: Option<String>,
 }
 
 /// How a watch is scheduled (`docs/design.md` §4).
@@ -157,7 +176,7 @@ pub fn rfc3339(t: i64) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
+pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> WatchJson {
     WatchJson {
         id: w.id.to_string(),
         url: w.url.clone(),
@@ -166,11 +185,11 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         depth: w.depth,
         select: w.select.clone(),
         keywords: w.keywords.clone(),
-        feed_url: app.feed_url(&w.id, "xml"),
+        feed_url: app.feed_url_at(base, &w.id, "xml"),
         feeds: FeedUrls {
-            rss: app.feed_url(&w.id, "xml"),
-            atom: app.feed_url(&w.id, "atom"),
-            json: app.feed_url(&w.id, "json"),
+            rss: app.feed_url_at(base, &w.id, "xml"),
+            atom: app.feed_url_at(base, &w.id, "atom"),
+            json: app.feed_url_at(base, &w.id, "json"),
         },
         created: rfc3339(w.created),
         status: match s.map(|s| s.status) {
@@ -188,6 +207,17 @@ pub fn watch_json(app: &App, w: &Watch, s: Option<&WatchState>) -> WatchJson {
         checks: s.map_or(0, |s| s.checks),
         crawl: s.and_then(|s| s.crawl),
         schedule: schedule_json(app, w, s),
+        tags: w.options.tags.clone(),
+        paused: w.options.paused,
+        min_interval: w.options.min_interval,
+        max_interval: w.options.max_interval,
+        error_item: !w.options.no_error_item,
+        webhook: w.options.webhook.clone(),
+        timezone: app.tz_for(w).name().to_owned(),
+        error_since: s.and_then(|s| s.error_since).map(rfc3339),
+        consecutive_errors: s.map_or(0, |s| s.consecutive_errors),
+        webhook_at: s.and_then(|s| s.webhook_at).map(rfc3339),
+        webhook_error: s.and_then(|s| s.webhook_error.clone()),
         backfill: s.map_or(0, |s| s.backfill),
         recent_checks: s
             .map(|s| {
@@ -213,6 +243,7 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
 
 async fn create(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     b: Result<Json<CreateBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let b = body(b)?;
@@ -233,6 +264,7 @@ async fn create(
         select: b.select,
         keywords: b.keywords.unwrap_or_default(),
         backfill: b.backfill,
+        tags: b.tags.unwrap_or_default(),
     };
     // The insert is flushed to disk: on the CPU pool, off the async workers.
     let pool_app = app.clone();
@@ -243,16 +275,34 @@ async fn create(
     } else {
         StatusCode::OK
     };
-    Ok((code, Json(watch_json(&app, &w, s.as_ref()))).into_response())
+    Ok((code, Json(watch_json(&app, &base.0, &w, s.as_ref()))).into_response())
 }
 
-async fn list(State(app): State<Arc<App>>) -> Result<Json<Vec<WatchJson>>, ApiError> {
-    let mut out = Vec::new();
-    for w in app.store.watches()? {
-        let s = app.store.state(&w.id)?;
-        out.push(watch_json(&app, &w, s.as_ref()));
-    }
-    Ok(Json(out))
+/// `GET /api/watches`: every watch, a JSON array; with `q`, `tag`, `status`, `error`,
+/// `sort`, `page`, `per_page` (see [`super::list::ListQuery`]) the ones they select, still
+/// an array, with the count before paging in `X-Total-Count`.
+async fn list(
+    State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
+    q: Result<
+        axum::extract::Query<super::list::ListQuery>,
+        axum::extract::rejection::QueryRejection,
+    >,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = q.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
+    let out: Vec<WatchJson> = rows
+        .iter()
+        .map(|(_, w, s)| watch_json(&app, &base.0, w, s.as_ref()))
+        .collect();
+    Ok((
+        [(
+            axum::http::HeaderName::from_static("x-total-count"),
+            total.to_string(),
+        )],
+        Json(out),
+    )
+        .into_response())
 }
 
 fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
@@ -264,11 +314,12 @@ fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
 
 async fn show(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     Path(id): Path<String>,
 ) -> Result<Json<WatchJson>, ApiError> {
     let w = find(&app, &id)?;
     let s = app.store.state(&w.id)?;
-    Ok(Json(watch_json(&app, &w, s.as_ref())))
+    Ok(Json(watch_json(&app, &base.0, &w, s.as_ref())))
 }
 
 async fn remove(
@@ -290,13 +341,24 @@ struct CheckJson {
     next_check: String,
 }
 
+#[derive(Debug, Default, Deserialize)]
+struct CheckQuery {
+    /// `true`: fetch and analyse, store nothing.
+    dry_run: Option<bool>,
+}
+
 async fn check(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<CheckQuery>,
 ) -> Result<Json<CheckJson>, ApiError> {
     let w = find(&app, &id)?;
-    let r = app.check(&w, false).await?;
-    app.wake.notify_one();
+    let dry_run = q.dry_run.unwrap_or(false);
+    let r = app.check(&w, dry_run).await?;
+    if !dry_run {
+        app.wake.notify_one();
+        app.notify(&w, &r);
+    }
     Ok(Json(CheckJson {
         new_items: r.new_items.len(),
         changed: r.changed,
@@ -305,6 +367,126 @@ async fn check(
         items: r.new_items.iter().map(ItemJson::from).collect(),
         next_check: rfc3339(r.next_check),
     }))
+}
+
+/// A field that may be absent (leave it), `null` (clear it) or a value.
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
+fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The body of `PATCH /api/watches/<id>`: only the fields given change; `null` clears.
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditBody {
+    #[serde(default, deserialize_with = "nullable")]
+    title: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    select: Option<Option<String>>,
+    depth: Option<u8>,
+    keywords: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    strategy: Option<Option<String>>,
+    tags: Option<Vec<String>>,
+    paused: Option<bool>,
+    /// Shorthand: both bounds at once (a check every `interval`).
+    interval: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    min_interval: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    max_interval: Option<Option<String>>,
+    error_item: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    webhook: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    timezone: Option<Option<String>>,
+}
+
+/// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
+pub fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
+    crate::config::parse_duration(v)
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            AppError::BadInput(format!(
+                "{field} `{v}` is not a duration such as 10m, 1h or 1d"
+            ))
+        })
+}
+
+#[allow(
+    clippy::option_option,
+    reason = "absent: leave it; null: clear it; a value: set it"
+)]
+impl EditBody {
+    fn into_edit(self) -> Result<crate::app::WatchEdit, AppError> {
+        let dur = |field: &str, v: Option<Option<String>>| {
+            v.map(|o| o.map(|s| duration(field, &s)).transpose())
+                .transpose()
+        };
+        let mut min_interval = dur("min_interval", self.min_interval)?;
+        let mut max_interval = dur("max_interval", self.max_interval)?;
+        if let Some(i) = self.interval {
+            let d = duration("interval", &i)?;
+            min_interval = Some(Some(d));
+            max_interval = Some(Some(d));
+        }
+        let strategy = match self.strategy {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(name)) => Some(Some(crate::config::Strategy::parse(&name).ok_or_else(
+                || {
+                    AppError::BadInput(format!(
+                        "strategy `{name}` is not one of {}",
+                        crate::config::Strategy::NAMES
+                    ))
+                },
+            )?)),
+        };
+        Ok(crate::app::WatchEdit {
+            title: self.title,
+            select: self.select,
+            depth: self.depth,
+            keywords: self.keywords,
+            strategy,
+            tags: self.tags,
+            paused: self.paused,
+            min_interval,
+            max_interval,
+            error_item: self.error_item,
+            webhook: self.webhook,
+            timezone: self.timezone,
+        })
+    }
+}
+
+/// A [`WatchEdit`](crate::app::WatchEdit) from a PATCH body (also `sitefeed edit`).
+pub fn edit_from_json(v: serde_json::Value) -> Result<crate::app::WatchEdit, AppError> {
+    let b: EditBody = serde_json::from_value(v).map_err(|e| AppError::BadInput(e.to_string()))?;
+    b.into_edit()
+}
+
+async fn edit(
+    State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
+    Path(id): Path<String>,
+    b: Result<Json<EditBody>, JsonRejection>,
+) -> Result<Json<WatchJson>, ApiError> {
+    let w = find(&app, &id)?;
+    let e = body(b)?.into_edit()?;
+    let edited = app.edit(&w.id, &e).await?;
+    let s = app.store.state(&w.id)?;
+    Ok(Json(watch_json(&app, &base.0, &edited.watch, s.as_ref())))
 }
 
 async fn items(
@@ -347,6 +529,11 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
         let req = NewWatch {
             url: e.url.clone(),
             title: e.title,
+            tags: e
+                .tags
+                .iter()
+                .filter_map(|t| crate::app::tag_from_folder(t))
+                .collect(),
             ..NewWatch::default()
         };
         match app.validate(&req) {

@@ -127,8 +127,12 @@ fn same_origin(app: &App, headers: &HeaderMap) -> Result<(), String> {
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
     let own = |scheme: &str| !host.is_empty() && origin == format!("{scheme}://{host}");
-    let base = url::Url::parse(&app.config.server.base_url)
-        .ok()
+    let base = app
+        .config
+        .server
+        .base_url
+        .as_deref()
+        .and_then(|b| url::Url::parse(b).ok())
         .map(|u| u.origin().ascii_serialization());
     if own("http") || own("https") || base.as_deref() == Some(origin) {
         Ok(())
@@ -200,7 +204,13 @@ pub fn session_id(app: &App, headers: &HeaderMap) -> Option<String> {
 }
 
 fn secure(app: &App) -> &'static str {
-    if app.config.server.base_url.starts_with("https://") {
+    if app
+        .config
+        .server
+        .base_url
+        .as_deref()
+        .is_some_and(|b| b.starts_with("https://"))
+    {
         "; Secure"
     } else {
         ""

@@ -2,8 +2,10 @@
 
 pub mod api;
 mod auth;
+pub mod base;
 mod error;
 mod feeds;
+pub mod list;
 mod pages;
 mod preview;
 pub mod session;
@@ -33,6 +35,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(metrics))
         .layer(middleware::from_fn_with_state(app.clone(), auth::layer))
         .layer(middleware::from_fn(error::json_errors))
+        .layer(middleware::from_fn_with_state(app.clone(), base::layer))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(app)
 }

@@ -13,13 +13,15 @@ use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::{Extension, Form, Router};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde::Deserialize;
 
 use super::api::OpmlReport;
 use super::auth;
+use super::base::PublicBase;
 use super::error::ApiError;
+use super::list::ListQuery;
 use super::preview;
 use crate::app::{App, AppError, NewWatch};
 use crate::model::{Status, Watch, WatchId};
@@ -33,6 +35,8 @@ pub fn router() -> Router<Arc<App>> {
         .route("/watches/{id}/preview", get(preview_page))
         .route("/watches/{id}/check", post(check_now))
         .route("/watches/{id}/remove", post(remove))
+        .route("/watches/{id}/edit", post(edit))
+        .route("/watches/{id}/pause", post(pause))
         .route("/opml/import", post(import_opml))
         .route("/login", get(login_page).post(login))
         .route("/logout", post(logout))
@@ -41,12 +45,22 @@ pub fn router() -> Router<Arc<App>> {
 /// Items shown on a watch's page.
 const PAGE_ITEMS: usize = 50;
 
-const CSS: &str = "body{font:15px/1.4 system-ui,sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;width:100%}td,th{padding:.3em .4em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}\
+const CSS: &str = ":root{color-scheme:light dark}\
+body{font:15px/1.4 system-ui,sans-serif;max-width:72em;margin:1em auto;padding:0 1em;color:#222;background:#fff}\
+table{border-collapse:collapse;width:100%}td,th{padding:.3em .4em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
 .err{color:#a00}.ok{color:#070}.new{background:#efe}.muted{color:#666}.msg{padding:.5em;border:1px solid #a00;background:#fee}\
-.note{padding:.5em;border:1px solid #070;background:#efe}input.feed{width:22em;font:12px monospace}\
-form.inline{display:inline}fieldset{border:1px solid #ccc;margin:1em 0}label{display:inline-block;margin:.2em .6em .2em 0}\
-mark{background:#cfc;padding:0 .3em}";
+.note{padding:.5em;border:1px solid #070;background:#efe}input.feed{width:22em;max-width:100%;font:12px monospace}\
+form.inline{display:inline}fieldset{border:1px solid #ccc;margin:1em 0;min-width:0}label{display:inline-block;margin:.2em .6em .2em 0;max-width:100%}\
+input,select,button{max-width:100%;box-sizing:border-box}a{overflow-wrap:anywhere}\
+mark{background:#cfc;padding:0 .3em}.tag{display:inline-block;padding:0 .4em;border:1px solid #9ab;border-radius:.6em;font-size:90%;margin:.1em 0}\
+.lbl{display:none}code{overflow-wrap:anywhere}\
+@media (max-width:640px){table#watches thead{display:none}table#watches tr,table#watches td{display:block}\
+table#watches tr{border-bottom:2px solid #ccc;padding:.4em 0}table#watches td{border:0;padding:.1em 0}.lbl{display:inline;color:#666}\
+input[size]{width:100%}}\
+@media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}a{color:#8ab4f8}td,th{border-color:#444}\
+.muted,.lbl{color:#999}.err{color:#f77}.ok{color:#6d6}.msg{background:#3a1010;border-color:#a33}\
+.note,.new{background:#103a1a;border-color:#3a3}mark{background:#2a5a2a;color:#eee}fieldset{border-color:#555}\
+input,select,button,textarea{background:#222;color:#ddd;border:1px solid #555}}";
 
 /// Per-request things every page needs: the CSRF token (and its cookie when new) and
 /// whether to show the logout button.
@@ -77,8 +91,9 @@ impl Ctx {
             html lang="en" {
                 head {
                     meta charset="utf-8";
-                    meta name="viewport" content="width=device-width";
-                    title { (plain(title)) " · sitefeed" }
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    meta name="color-scheme" content="light dark";
+                    title { (title_text(title)) " · sitefeed" }
                     style { (PreEscaped(CSS)) }
                 }
                 body {
@@ -106,24 +121,44 @@ impl Ctx {
 /// Text for the document's `<title>`, which cannot hold a `<bdi>`: without the
 /// bidirectional embedding and override controls a page's title could use to turn the
 /// tab's text around.
-fn plain(text: &str) -> String {
+fn title_text(text: &str) -> String {
     text.chars()
         .filter(|c| !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
         .collect()
 }
 
-/// A date for people: `2024-05-01 12:00 UTC`.
-fn when(t: i64) -> String {
+/// A message for the page: text between backticks (keys, values, as the CLI writes
+/// them) is set as code, not shown with its backticks.
+fn plain(msg: &str) -> Markup {
+    let parts: Vec<&str> = msg.split('`').collect();
+    // An odd backtick out is kept as text.
+    if parts.len() % 2 == 0 {
+        return html! { (msg) };
+    }
+    html! {
+        @for (i, part) in parts.iter().enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
+        }
+    }
+}
+
+/// A date for people, in time zone `tz`: `2024-05-01 12:00 UTC`, `2024-05-01 14:00 CEST`.
+fn when(t: i64, tz: chrono_tz::Tz) -> String {
     chrono::DateTime::from_timestamp(t, 0)
         .unwrap_or_default()
-        .format("%Y-%m-%d %H:%M UTC")
+        .with_timezone(&tz)
+        .format("%Y-%m-%d %H:%M %Z")
         .to_string()
 }
 
-fn status_of(s: Option<&WatchState>) -> Markup {
+fn status_of(s: Option<&WatchState>, tz: chrono_tz::Tz) -> Markup {
     match s {
         Some(s) if s.status == Status::Error => html! {
-            span.err { "error" } @if let Some(e) = &s.error { br; span.err { bdi { (e) } } }
+            span.err { "error" } @if let Some(e) = &s.error { br; span.err { bdi { (plain(e)) } } }
+            br; span.muted {
+                @if let Some(t) = s.error_since { "failing since " (when(t, tz)) ", " }
+                (s.consecutive_errors) " failed check" @if s.consecutive_errors != 1 { "s" } " in a row; next try " (when(s.next_check, tz))
+            }
         },
         Some(s) if s.status == Status::Ok => html! { span.ok { "ok" } },
         _ => html! { span.muted { "new (not checked yet)" } },
@@ -131,10 +166,10 @@ fn status_of(s: Option<&WatchState>) -> Markup {
 }
 
 /// The copy-able feed URLs of a watch.
-fn feed_links(app: &App, id: &WatchId) -> Markup {
+fn feed_links(app: &App, base: &str, id: &WatchId) -> Markup {
     html! {
         @for (name, ext) in [("RSS", "xml"), ("Atom", "atom"), ("JSON", "json")] {
-            @let url = app.feed_url(id, ext);
+            @let url = app.feed_url_at(base, id, ext);
             div {
                 a.feed href=(url) { (name) } " "
                 input.feed readonly value=(url) onclick="this.select()" aria-label={ (name) " feed URL" };
@@ -152,6 +187,7 @@ struct AddForm {
     select: Option<String>,
     keywords: Option<String>,
     backfill: Option<String>,
+    tags: Option<String>,
     csrf: Option<String>,
 }
 
@@ -176,6 +212,7 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
                 label { "Title " input name="title" placeholder="from the page" value=(v(&f.title)); }
                 label { "CSS selector " input name="select" placeholder="e.g. main .news" value=(v(&f.select)); }
                 label { "Keywords " input name="keywords" placeholder="a, b (only items on this topic)" value=(v(&f.keywords)); }
+                label { "Tags " input name="tags" placeholder="news, research" value=(v(&f.tags)); }
                 label { "Backfill " input name="backfill" type="number" min="0" max="100" size="4"
                     placeholder="0" value=(v(&f.backfill)); }
                 button type="submit" { "Watch" }
@@ -186,39 +223,132 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
     }
 }
 
+/// Watches on one page of the list.
+const LIST_PAGE: usize = 50;
+
+#[allow(
+    clippy::too_many_lines,
+    reason = "one page template: the add form, the filters, the list"
+)]
 fn index_body(
     app: &App,
+    base: &str,
     ctx: &Ctx,
     form: &AddForm,
     msg: Option<&Markup>,
+    list: &ListQuery,
 ) -> Result<Markup, ApiError> {
-    let mut rows = Vec::new();
-    for w in app.store.watches()? {
-        let s = app.store.state(&w.id)?;
-        rows.push((app.display_title(&w, s.as_ref()), w, s));
+    let mut list = list.clone();
+    if list.sort.as_deref().unwrap_or("").is_empty() {
+        list.sort = Some("title".into());
     }
-    rows.sort_by_key(|r| r.0.to_lowercase());
+    let (rows, total) = super::list::select(app, &list, LIST_PAGE)?;
+    let all_watches = app.store.watches()?;
+    let mut tags: Vec<&str> = all_watches
+        .iter()
+        .flat_map(|w| w.options.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    let page = list.page.unwrap_or(1).max(1);
+    let pages = total.div_ceil(LIST_PAGE).max(1);
+    let filtered = list.q.as_deref().is_some_and(|q| !q.trim().is_empty())
+        || list.tag.as_deref().is_some_and(|t| !t.is_empty())
+        || list.status.as_deref().is_some_and(|t| !t.is_empty());
+    let v = |o: &Option<String>| o.clone().unwrap_or_default();
+    let page_link = |p: usize| {
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        for (k, val) in [
+            ("q", &list.q),
+            ("tag", &list.tag),
+            ("status", &list.status),
+            ("sort", &list.sort),
+        ] {
+            if let Some(val) = val.as_deref().filter(|x| !x.is_empty()) {
+                q.append_pair(k, val);
+            }
+        }
+        q.append_pair("page", &p.to_string());
+        format!("/?{}", q.finish())
+    };
+    let sorts = [
+        ("title", "title"),
+        ("-last_check", "last checked"),
+        ("next_check", "next check"),
+        ("-items", "most items"),
+        ("status", "status"),
+        ("-created", "newest"),
+    ];
     Ok(html! {
         h1 { "sitefeed" }
         @if let Some(m) = msg { (m) }
         (add_form(ctx, form))
-        h2 { "Watches (" (rows.len()) ")" }
-        @if rows.is_empty() {
+        h2 { "Watches (" (all_watches.len()) ")" }
+        @if all_watches.is_empty() {
             p.muted { "Nothing watched yet: add a page above, or import an OPML file below." }
         } @else {
-            table #watches {
-                tr { th { "Title / URL" } th { "Status" } th { "Last check" } th { "Next check" } th { "Items" } th { "Feeds" } }
-                @for (title, w, s) in &rows {
-                    tr {
-                        td {
-                            a.watch href={ "/watches/" (w.id) } { bdi { (title) } } br;
-                            a.muted href=(w.url) { bdi { (w.url) } }
+            form #filter method="get" action="/" {
+                label { "Search " input type="search" name="q" value=(v(&list.q)) placeholder="title, URL or tag"; }
+                label { "Tag "
+                    select name="tag" {
+                        option value="" { "all" }
+                        @for t in &tags { option value=(t) selected[list.tag.as_deref() == Some(*t)] { (t) } }
+                    }
+                }
+                label { "Status "
+                    select name="status" {
+                        @for (val, name) in [("", "all"), ("ok", "ok"), ("error", "failing"), ("new", "new"), ("paused", "paused")] {
+                            option value=(val) selected[list.status.as_deref().unwrap_or("") == val] { (name) }
                         }
-                        td { (status_of(s.as_ref())) }
-                        td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) }
-                        td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) }
-                        td { (s.as_ref().map_or(0, |s| s.item_count)) }
-                        td { (feed_links(app, &w.id)) }
+                    }
+                }
+                label { "Sort "
+                    select name="sort" {
+                        @for (val, name) in sorts {
+                            option value=(val) selected[list.sort.as_deref() == Some(val)] { (name) }
+                        }
+                    }
+                }
+                button type="submit" { "Show" }
+                @if filtered { " " a href="/" { "all watches" } }
+            }
+            @if let Some(t) = list.tag.as_deref().filter(|t| tags.contains(t)) {
+                p.note #tagfeeds {
+                    "Tag " strong { (t) } ": "
+                    a href={ (base) "/feed/tag/" (super::feeds::path_segment(t)) ".xml" (app.key_query()) } { "its feed (RSS)" } ", "
+                    a href={ (base) "/opml?tag=" (super::feeds::query_value(t)) (app.key_query().replacen('?', "&", 1)) } { "its OPML" }
+                }
+            }
+            @if rows.is_empty() {
+                p.muted #nomatch { "No watch matches." }
+            } @else {
+                table #watches {
+                    thead { tr { th { "Title / URL" } th { "Status" } th { "Last check" } th { "Next check" } th { "Items" } th { "Feeds" } } }
+                    tbody {
+                        @for (title, w, s) in &rows {
+                            @let tz = app.tz_for(w);
+                            tr.watchrow {
+                                td {
+                                    a.watch href={ "/watches/" (w.id) } { bdi { (title) } } br;
+                                    a.muted.url href=(w.url) { bdi { (w.url) } }
+                                    @if !w.options.tags.is_empty() {
+                                        br; @for t in &w.options.tags { a.tag href={ "/?tag=" (super::feeds::query_value(t)) } { (t) } " " }
+                                    }
+                                }
+                                td { @if w.options.paused { span.muted { "paused" } br; } (status_of(s.as_ref(), tz)) }
+                                td { span.lbl { "Last check " } (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), |t| when(t, tz))) }
+                                td { span.lbl { "Next check " } (s.as_ref().map(|s| when(s.next_check, tz)).unwrap_or_default()) }
+                                td { span.lbl { "Items " } (s.as_ref().map_or(0, |s| s.item_count)) }
+                                td { (feed_links(app, base, &w.id)) }
+                            }
+                        }
+                    }
+                }
+                @if pages > 1 {
+                    p #pages {
+                        @if page > 1 { a rel="prev" href=(page_link(page - 1)) { "previous" } " " }
+                        "page " (page) " of " (pages) " (" (total) " watches)"
+                        @if page < pages { " " a rel="next" href=(page_link(page + 1)) { "next" } }
                     }
                 }
             }
@@ -236,11 +366,18 @@ fn index_body(
 #[derive(Debug, Deserialize)]
 struct IndexQuery {
     added: Option<String>,
+    exists: Option<String>,
     removed: Option<String>,
+    q: Option<String>,
+    tag: Option<String>,
+    status: Option<String>,
+    sort: Option<String>,
+    page: Option<String>,
 }
 
 async fn index(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Query(q): Query<IndexQuery>,
 ) -> Result<Response, ApiError> {
@@ -249,11 +386,31 @@ async fn index(
         app.store.watch(&id)?.map(|w| {
             html! { p.note { "Watching " a href={ "/watches/" (w.id) } { bdi { (w.url) } } ". Its first check sets the baseline." } }
         })
+    } else if let Some(id) = q.exists.as_deref().and_then(WatchId::parse) {
+        app.store.watch(&id)?.map(|w| {
+            html! { p.note #exists { "Already watched: " a href={ "/watches/" (w.id) } { (app.display_title(&w, None)) } " (" (w.url) ")." } }
+        })
     } else {
         q.removed
+            .clone()
             .map(|u| html! { p.note { "Removed " bdi { (u) } "." } })
     };
-    let body = index_body(&app, &ctx, &AddForm::default(), msg.as_ref())?;
+    let list = ListQuery {
+        q: q.q,
+        tag: q.tag,
+        status: q.status,
+        sort: q.sort,
+        page: q.page.as_deref().and_then(|p| p.trim().parse().ok()),
+        ..ListQuery::default()
+    };
+    let body = index_body(
+        &app,
+        &base.0,
+        &ctx,
+        &AddForm::default(),
+        msg.as_ref(),
+        &list,
+    )?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
 }
 
@@ -282,6 +439,7 @@ fn number<T: std::str::FromStr>(field: &str, v: Option<&str>) -> Result<Option<T
 
 async fn add(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Form(f): Form<AddForm>,
 ) -> Result<Response, ApiError> {
@@ -311,16 +469,18 @@ async fn add(
                 .collect(),
             backfill: number("backfill", f.backfill.as_deref())?,
             strategy: None,
+            tags: f.tags.iter().map(ToOwned::to_owned).collect(),
         })
     })();
     let result = parsed
         .map_err(AppError::BadInput)
         .and_then(|req| app.add_watch(&req));
     match result {
-        Ok((w, _)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
+        Ok((w, true)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
+        Ok((w, false)) => Ok(Redirect::to(&format!("/?exists={}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
-            let msg = html! { p.msg #error { "Not added: " bdi { (m) } } };
-            let body = index_body(&app, &ctx, &f, Some(&msg))?;
+            let msg = html! { p.msg #error { "Not added: " bdi { (plain(&m)) } } };
+            let body = index_body(&app, &base.0, &ctx, &f, Some(&msg), &ListQuery::default())?;
             Ok(ctx.page(StatusCode::BAD_REQUEST, "watches", &body))
         }
         Err(e) => Err(e.into()),
@@ -342,11 +502,60 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
         @if let Some(sel) = &w.select { p { "CSS selector: " code dir="auto" { (sel) } } }
         @if w.depth > 1 { p { "Depth " (w.depth) ": the pages it links to are watched too." } }
         @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
+        @if !w.options.tags.is_empty() { p.tags { "Tags: " @for t in &w.options.tags { span.tag { (t) } " " } } }
+        @if w.options.paused { p.msg #paused { "Paused: the scheduler does not check this watch." } }
+    }
+}
+
+/// The edit form of a watch's page.
+fn edit_form(ctx: &Ctx, w: &Watch) -> Markup {
+    let secs = |v: Option<u64>| v.map(human_secs).unwrap_or_default();
+    html! {
+        form #edit method="post" action={ "/watches/" (w.id) "/edit" } {
+            fieldset {
+                legend { "Edit" }
+                (ctx.hidden())
+                label { "Title " input name="title" placeholder="from the page" value=(w.title.clone().unwrap_or_default()); }
+                label { "CSS selector " input name="select" placeholder="the whole page" value=(w.select.clone().unwrap_or_default()); }
+                label { "Depth "
+                    select name="depth" {
+                        @for d in [1u8, 2, 3] {
+                            option value=(d) selected[w.depth == d] { (d) }
+                        }
+                    }
+                }
+                br;
+                label { "Tags " input name="tags" placeholder="news, research" value=(w.options.tags.join(", ")); }
+                label { "Keywords " input name="keywords" value=(w.keywords.join(", ")); }
+                br;
+                label { "Check at most every " input name="min_interval" size="6" placeholder="5m" value=(secs(w.options.min_interval)); }
+                label { "and at least every " input name="max_interval" size="6" placeholder="1d" value=(secs(w.options.max_interval)); }
+                br;
+                label { input type="checkbox" name="error_item" value="on" checked[!w.options.no_error_item];
+                    " Say so in the feed when the page keeps failing" }
+                label { "Webhook " input name="webhook" type="url" placeholder="https://example.org/hook" value=(w.options.webhook.clone().unwrap_or_default()); }
+                label { "Time zone " input name="timezone" placeholder="the server's" value=(w.options.timezone.clone().unwrap_or_default()); }
+                button type="submit" { "Save" }
+                p.muted { "A new selector or depth re-baselines the watch: its next check records the page "
+                    "again, and nothing already on it becomes an item." }
+            }
+        }
+    }
+}
+
+/// Seconds as people write durations: `90s`, `10m`, `2h`, `1d`.
+fn human_secs(s: u64) -> String {
+    match s {
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
     }
 }
 
 async fn watch_page(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -355,16 +564,30 @@ async fn watch_page(
     let s = app.store.state(&w.id)?;
     let items = app.store.items(&w.id, PAGE_ITEMS)?;
     let crawl = s.as_ref().and_then(|s| s.crawl);
+    let tz = app.tz_for(&w);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         table {
-            tr { th { "Status" } td { (status_of(s.as_ref())) } }
-            tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), when)) } }
-            tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check)).unwrap_or_default()) } }
-            tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), when)) } }
+            tr { th { "Status" } td { (status_of(s.as_ref(), tz)) } }
+            @if let Some(n) = s.as_ref().and_then(|s| s.note.as_deref()) { tr #note { th { "Note" } td { (plain(n)) } } }
+            @if let Some(h) = &w.options.webhook {
+                tr #webhook { th { "Webhook" } td {
+                    (h) br;
+                    @match s.as_ref().and_then(|s| s.webhook_at) {
+                        None => span.muted { "nothing sent yet" },
+                        Some(at) => @match s.as_ref().and_then(|s| s.webhook_error.as_deref()) {
+                            Some(e) => span.err { "failed " (when(at, tz)) ": " (plain(e)) },
+                            None => span.ok { "delivered " (when(at, tz)) },
+                        },
+                    }
+                } }
+            }
+            tr { th { "Last check" } td { (s.as_ref().and_then(|s| s.last_check).map_or_else(|| "never".into(), |t| when(t, tz))) } }
+            tr { th { "Next check" } td { (s.as_ref().map(|s| when(s.next_check, tz)).unwrap_or_default()) } }
+            tr { th { "Last new item" } td { (s.as_ref().and_then(|s| s.last_change).map_or_else(|| "none yet".into(), |t| when(t, tz))) } }
             tr { th { "Items" } td { (s.as_ref().map_or(0, |s| s.item_count)) } }
             tr { th { "Links on the page" } td { (s.as_ref().map_or(0, |s| s.link_count)) } }
-            tr { th { "Feeds" } td { (feed_links(&app, &w.id)) } }
+            tr { th { "Feeds" } td { (feed_links(&app, &base.0, &w.id)) } }
             @if let Some(c) = crawl.as_ref() {
                 tr #crawl { th { "Site pages" } td {
                     (c.pages) " known: " (c.lists) " lists, " (c.leaves) " item pages, "
@@ -375,9 +598,16 @@ async fn watch_page(
         }
         p {
             a #preview href={ "/watches/" (w.id) "/preview" } { "Preview what sitefeed extracts now" } " "
-            form.inline method="post" action={ "/watches/" (w.id) "/check" } { (ctx.hidden()) button { "Check now" } } " "
-            form.inline method="post" action={ "/watches/" (w.id) "/remove" } { (ctx.hidden()) button { "Remove" } }
+            form.inline method="post" action={ "/watches/" (w.id) "/check" } { (ctx.hidden()) button #check { "Check now" } } " "
+            form.inline method="post" action={ "/watches/" (w.id) "/pause" } {
+                (ctx.hidden())
+                @if w.options.paused { input type="hidden" name="paused" value="false"; button #pause { "Resume" } }
+                @else { input type="hidden" name="paused" value="true"; button #pause { "Pause" } }
+            } " "
+            form.inline method="post" action={ "/watches/" (w.id) "/remove" }
+                onsubmit="return confirm('Remove this watch and all its items?')" { (ctx.hidden()) button #remove { "Remove" } }
         }
+        (edit_form(&ctx, &w))
         h2 { "Latest items" }
         @if items.is_empty() {
             p.muted { "No new links found yet." }
@@ -385,7 +615,7 @@ async fn watch_page(
             table #items {
                 tr { th { "First seen" } th { "Item" } }
                 @for i in &items {
-                    tr { td { (when(i.first_seen)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } } }
+                    tr { td { (when(i.first_seen, tz)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } } }
                 }
             }
         }
@@ -396,9 +626,9 @@ async fn watch_page(
                 tr { th { "When" } th { "What changed" } th { "Took" } }
                 @for c in checks {
                     tr {
-                        td { (when(c.at)) }
+                        td { (when(c.at, tz)) }
                         td {
-                            @if let Some(e) = &c.error { span.err { "failed: " bdi { (e) } } }
+                            @if let Some(e) = &c.error { span.err { "failed: " bdi { (plain(e)) } } }
                             @else if c.new_items > 0 { (c.new_items) " new item" @if c.new_items > 1 { "s" } }
                             @else if c.changed { "links changed, nothing new" }
                             @else { "unchanged" }
@@ -426,7 +656,7 @@ async fn preview_page(
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
         h2 { "Preview" }
         @match &result {
-            Err(m) => p.msg #error { bdi { (m) } },
+            Err(m) => p.msg #error { bdi { (plain(m)) } },
             Ok(p) => {
                 @let new = p.links.iter().filter(|l| l.is_item()).count();
                 p #summary {
@@ -468,8 +698,111 @@ async fn check_now(
         return Ok(csrf_failed(&Ctx::new(&app, &headers)));
     }
     let w = find(&app, &id)?;
-    app.check(&w, false).await?;
+    let r = app.check(&w, false).await?;
     app.wake.notify_one();
+    app.notify(&w, &r);
+    Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
+}
+
+/// The edit form as sent. A checkbox that is not ticked is not sent at all.
+#[derive(Debug, Default, Deserialize)]
+struct EditForm {
+    csrf: Option<String>,
+    title: Option<String>,
+    select: Option<String>,
+    depth: Option<String>,
+    tags: Option<String>,
+    keywords: Option<String>,
+    min_interval: Option<String>,
+    max_interval: Option<String>,
+    error_item: Option<String>,
+    webhook: Option<String>,
+    timezone: Option<String>,
+}
+
+impl EditForm {
+    fn to_json(&self) -> Result<serde_json::Value, String> {
+        let text = |v: &Option<String>| match v.as_deref().map(str::trim) {
+            None | Some("") => serde_json::Value::Null,
+            Some(t) => serde_json::json!(t),
+        };
+        let list = |v: &Option<String>| {
+            v.as_deref()
+                .unwrap_or("")
+                .split(',')
+                .map(|k| k.trim().to_owned())
+                .filter(|k| !k.is_empty())
+                .collect::<Vec<_>>()
+        };
+        let mut m = serde_json::json!({
+            "title": text(&self.title),
+            "select": text(&self.select),
+            "tags": list(&self.tags),
+            "keywords": list(&self.keywords),
+            "min_interval": text(&self.min_interval),
+            "max_interval": text(&self.max_interval),
+            "error_item": self.error_item.is_some(),
+            "webhook": text(&self.webhook),
+            "timezone": text(&self.timezone),
+        });
+        if let Some(d) = number::<u8>("depth", self.depth.as_deref())? {
+            m["depth"] = serde_json::json!(d);
+        }
+        Ok(m)
+    }
+}
+
+async fn edit(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<EditForm>,
+) -> Result<Response, ApiError> {
+    let ctx = Ctx::new(&app, &headers);
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
+        return Ok(csrf_failed(&ctx));
+    }
+    let w = find(&app, &id)?;
+    let result = f
+        .to_json()
+        .map_err(AppError::BadInput)
+        .and_then(super::api::edit_from_json);
+    let result = match result {
+        Ok(e) => app.edit(&w.id, &e).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(_) => Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response()),
+        Err(AppError::BadInput(m)) => {
+            let msg = html! { p.msg #error { "Not saved: " (plain(&m)) } };
+            let body = html! { (msg) p { a href={ "/watches/" (w.id) } { "Back to the watch" } } };
+            Ok(ctx.page(StatusCode::BAD_REQUEST, "not saved", &body))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct PauseForm {
+    csrf: Option<String>,
+    paused: Option<String>,
+}
+
+async fn pause(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<PauseForm>,
+) -> Result<Response, ApiError> {
+    if !auth::csrf_ok(&app, &headers, f.csrf.as_deref().unwrap_or("")) {
+        return Ok(csrf_failed(&Ctx::new(&app, &headers)));
+    }
+    let w = find(&app, &id)?;
+    let edit = crate::app::WatchEdit {
+        paused: Some(f.paused.as_deref() != Some("false")),
+        ..crate::app::WatchEdit::default()
+    };
+    app.edit(&w.id, &edit).await?;
     Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
 }
 
@@ -492,6 +825,7 @@ async fn remove(
 
 async fn import_opml(
     State(app): State<Arc<App>>,
+    Extension(base): Extension<PublicBase>,
     headers: HeaderMap,
     mut form: Multipart,
 ) -> Result<Response, ApiError> {
@@ -535,10 +869,17 @@ async fn import_opml(
         Ok(r) => (StatusCode::OK, import_report(r)),
         Err(m) => (
             StatusCode::BAD_REQUEST,
-            html! { p.msg #error { "Nothing imported: " bdi { (m) } } },
+            html! { p.msg #error { "Nothing imported: " bdi { (plain(m)) } } },
         ),
     };
-    let body = index_body(&app, &ctx, &AddForm::default(), Some(&msg))?;
+    let body = index_body(
+        &app,
+        &base.0,
+        &ctx,
+        &AddForm::default(),
+        Some(&msg),
+        &ListQuery::default(),
+    )?;
     Ok(ctx.page(status, "OPML import", &body))
 }
 
@@ -548,7 +889,7 @@ fn import_report(r: &OpmlReport) -> Markup {
             "OPML imported: " (r.added) " added, " (r.existing) " already watched"
             @if !r.rejected.is_empty() {
                 ", " (r.rejected.len()) " rejected:"
-                ul { @for x in &r.rejected { li { bdi { (x.url) } ": " bdi { (x.error) } } } }
+                ul { @for x in &r.rejected { li { bdi { (x.url) } ": " bdi { (plain(&x.error)) } } } }
             }
             "."
         }
@@ -581,14 +922,14 @@ fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>, next:
         @if app.config.server.admin_token.is_empty() {
             p { "This sitefeed has no admin token: " a href="/" { "go to the watches" } "." }
         } @else {
-            @if let Some(m) = msg { p.msg #error { (m) } }
+            @if let Some(m) = msg { p.msg #error { (plain(m)) } }
             form method="post" action="/login" {
                 (ctx.hidden())
                 input type="hidden" name="next" value=(next);
                 label { "Admin token " input type="password" name="token" autofocus required; }
                 button { "Log in" }
             }
-            p.muted { "The token is `server.admin_token` in the config." }
+            p.muted { "The token is " code { "server.admin_token" } " in the config (or SITEFEED_SERVER_ADMIN_TOKEN)." }
         }
     };
     ctx.page(status, "log in", &body)

@@ -108,6 +108,15 @@ pub struct WatchState {
     /// A deep watch's site at its last check: pages by kind, candidates waiting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crawl: Option<crate::crawl::state::Summary>,
+    /// When the current run of failures began (the first failed check after a success);
+    /// `None` while the watch is not failing. Kept by `commit_check`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_since: Option<i64>,
+    /// The last webhook delivery: when, and why it failed (`None`: delivered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_error: Option<String>,
 }
 
 /// One watch's past as the analysis reads it ([`crate::analysis::History`]).
@@ -183,6 +192,9 @@ impl WatchState {
             entry_roles: Vec::new(),
             note: None,
             crawl: None,
+            error_since: None,
+            webhook_at: None,
+            webhook_error: None,
         }
     }
 }
@@ -526,16 +538,21 @@ impl Store {
         state: &WatchState,
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
-        if !self.db()?.contains_key(keys::watch_key(keys::WATCH, id))? {
-            return Err(StoreError::NoWatch(id.clone()));
-        }
         // The check log and the baseline time are derived here, so every check that
         // commits is logged whichever path produced it.
+        let Some(watch) = self.watch(id)? else {
+            return Err(StoreError::NoWatch(id.clone()));
+        };
         let mut state = state.clone();
         let at = state.last_check.unwrap_or_default();
         if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
             state.baseline_at.get_or_insert(at);
         }
+        state.error_since = match state.status {
+            Status::Error => prev.error_since.or(Some(at)),
+            Status::Ok => None,
+            Status::New => prev.error_since,
+        };
         state.recent_checks.push_front(CheckLog {
             at,
             duration_ms: state.last_duration_ms,
@@ -546,10 +563,13 @@ impl Store {
         state.recent_checks.truncate(RECENT_CHECKS);
         let state = &state;
         let mut batch = sled::Batch::default();
-        if prev.next_check != state.next_check {
+        // A paused watch is never in the due index (a check by hand still commits).
+        if prev.next_check != state.next_check || watch.options.paused {
             batch.remove(keys::due(prev.next_check, id));
         }
-        batch.insert(keys::due(state.next_check, id), &[]);
+        if !watch.options.paused {
+            batch.insert(keys::due(state.next_check, id), &[]);
+        }
         batch.insert(keys::watch_key(keys::STATE, id), encode(state));
         if let Some(links) = &record.links {
             batch.insert(keys::watch_key(keys::LINKS, id), codec::encode_links(links));
@@ -598,6 +618,70 @@ impl Store {
         {
             self.db()?.flush()?;
         }
+        Ok(())
+    }
+
+    /// Replaces a watch's settings (same id). With `rebaseline`, its next check records
+    /// the page afresh and emits nothing from it: the last link array and the
+    /// fingerprints and validators are dropped, and the URLs of that link array join
+    /// the seen set, which is kept whole (so nothing seen before is ever new again).
+    /// The due index follows `paused`; `due_at` moves the next check (a resumed or
+    /// re-baselined watch is checked soon). Atomic, flushed.
+    pub fn update_watch(
+        &self,
+        watch: &Watch,
+        rebaseline: bool,
+        note: Option<String>,
+        due_at: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let Some(prev) = self.state(&watch.id)? else {
+            return Err(StoreError::NoWatch(watch.id.clone()));
+        };
+        let mut state = prev.clone();
+        let mut batch = sled::Batch::default();
+        if rebaseline {
+            for l in self.links(&watch.id)? {
+                batch.insert(keys::seen(&watch.id, &l.url), &[]);
+            }
+            batch.remove(keys::watch_key(keys::LINKS, &watch.id));
+            state.link_fingerprint = None;
+            state.raw_fingerprint = None;
+            state.etag = None;
+            state.last_modified = None;
+            state.entry_roles.clear();
+        }
+        if note.is_some() {
+            state.note = note;
+        }
+        if let Some(at) = due_at {
+            state.next_check = at;
+        }
+        batch.remove(keys::due(prev.next_check, &watch.id));
+        if !watch.options.paused {
+            batch.insert(keys::due(state.next_check, &watch.id), &[]);
+        }
+        batch.insert(keys::watch_key(keys::WATCH, &watch.id), encode(watch));
+        batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(&state));
+        self.db()?.apply_batch(batch)?;
+        self.db()?.flush()?;
+        Ok(())
+    }
+
+    /// Records the outcome of a webhook delivery on the watch's state (nothing else
+    /// changes). The caller holds the watch's lock, so no check commits meanwhile.
+    pub fn set_webhook_outcome(
+        &self,
+        id: &WatchId,
+        at: i64,
+        error: Option<String>,
+    ) -> Result<(), StoreError> {
+        let Some(mut state) = self.state(id)? else {
+            return Err(StoreError::NoWatch(id.clone()));
+        };
+        state.webhook_at = Some(at);
+        state.webhook_error = error;
+        self.db()?
+            .insert(keys::watch_key(keys::STATE, id), encode(&state))?;
         Ok(())
     }
 
