@@ -188,3 +188,9 @@ impl std::fmt::Display for Strategy {
 
 /// Items kept per watch (the newest); older ones leave the store.
 pub const ITEMS_KEPT: u64 = 1000;
+
+pub fn rfc3339(t: i64) -> String {
+    chrono::DateTime::from_timestamp(t, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}

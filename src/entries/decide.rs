@@ -320,7 +320,9 @@ impl<'a> Lists<'a> {
                 .shapes
                 .get(&url_shape(&links[m].url))
                 .is_some_and(|&k| k >= 2);
-        if links[m].url != links[i].url {
+        if m != i {
+            // Another link of the entry, to another URL or to the same one (a picture
+            // linking the story beside its title): the main link speaks for the entry.
             Verdict::Secondary
         } else if c.chrome {
             Verdict::Chrome

@@ -278,7 +278,7 @@ async fn run_one(app: &Arc<App>, watch: &Watch) -> bool {
                 changed = r.changed,
                 baseline = r.baseline,
                 site_pages = r.site_pages,
-                next_check = %crate::server::api::rfc3339(r.next_check),
+                next_check = %crate::model::rfc3339(r.next_check),
                 "checked"
             );
             for i in &r.new_items {

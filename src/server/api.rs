@@ -170,11 +170,7 @@ impl From<&Item> for ItemJson {
     }
 }
 
-pub fn rfc3339(t: i64) -> String {
-    chrono::DateTime::from_timestamp(t, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
+pub use crate::model::rfc3339;
 
 pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> WatchJson {
     WatchJson {
