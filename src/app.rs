@@ -39,6 +39,8 @@ pub struct NewWatch {
     pub keywords: Vec<String>,
     /// Scheduling strategy; `None`: the config's default.
     pub strategy: Option<crate::config::Strategy>,
+    /// How the page is read; `None`: plain.
+    pub render: Option<crate::model::Render>,
     /// Show up to this many of the page's current entries as items after the first check
     /// (instead of one "now watched" item). At most [`MAX_BACKFILL`].
     pub backfill: Option<u32>,
@@ -59,6 +61,7 @@ impl From<RawWatch> for NewWatch {
                 .strategy
                 .as_deref()
                 .and_then(crate::config::Strategy::parse),
+            render: w.render.as_deref().and_then(crate::model::Render::parse),
             backfill: None,
         }
     }
@@ -117,7 +120,9 @@ impl App {
     }
 
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
-        let fetcher = Fetcher::new(&config.fetch).map_err(|e| AppError::Internal(e.to_string()))?;
+        let fetcher = Fetcher::new(&config.fetch)
+            .map_err(|e| AppError::Internal(e.to_string()))?
+            .with_browser(&config.browser);
         Ok(Self {
             config,
             store,
@@ -171,6 +176,7 @@ impl App {
             keywords,
             created: self.clock.now(),
             strategy: req.strategy,
+            render: req.render.unwrap_or_default(),
         })
     }
 

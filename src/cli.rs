@@ -40,6 +40,10 @@ pub enum Command {
         /// When to check: adaptive, periodic (daily model) or fixed; default from config.
         #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
         strategy: Option<String>,
+        /// How to read the page: plain (default), browser (render its scripts in
+        /// headless Chromium) or auto (the browser only for an empty application shell).
+        #[arg(long, value_parser = ["plain", "browser", "auto"])]
+        render: Option<String>,
         /// After the first check, show the page's first N entries as items (instead of
         /// one "now watched" item) until the first new one.
         #[arg(long, value_name = "N")]
@@ -179,10 +183,12 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             select,
             keywords,
             strategy,
+            render,
             backfill,
         } => {
             let req = NewWatch {
                 strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
+                render: render.as_deref().and_then(crate::model::Render::parse),
                 url,
                 depth,
                 title,

@@ -127,6 +127,7 @@ pub fn replay_reports(
         keywords: Vec::new(),
         created: now,
         strategy: None,
+        render: crate::model::Render::Plain,
     };
     store.insert_watch(
         &watch,

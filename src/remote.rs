@@ -22,6 +22,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             select,
             keywords,
             strategy,
+            render,
             backfill,
         } => {
             let keywords: Vec<String> = keywords
@@ -32,7 +33,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                         .collect()
                 })
                 .unwrap_or_default();
-            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "backfill": backfill});
+            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "render": render, "backfill": backfill});
             let (status, w) = api
                 .send(
                     reqwest::Method::POST,

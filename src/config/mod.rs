@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod browser;
 mod deep;
+pub use browser::{BrowserConfig, RawBrowser};
 pub use deep::{DeepConfig, RawDeep};
 
 pub const DEFAULT_CONFIG_PATH: &str = "config/sitefeed.toml";
@@ -59,6 +61,8 @@ pub struct RawConfig {
     pub feed: RawFeed,
     #[serde(default)]
     pub deep: RawDeep,
+    #[serde(default)]
+    pub browser: RawBrowser,
     #[serde(default)]
     pub watch: Vec<RawWatch>,
 }
@@ -142,6 +146,8 @@ pub struct RawWatch {
     pub keywords: Option<Vec<String>>,
     /// adaptive | periodic | fixed; default `schedule.strategy`.
     pub strategy: Option<String>,
+    /// plain | browser | auto; default plain.
+    pub render: Option<String>,
 }
 
 // ----- validated -----
@@ -154,6 +160,7 @@ pub struct Config {
     pub schedule: ScheduleConfig,
     pub feed: FeedConfig,
     pub deep: DeepConfig,
+    pub browser: BrowserConfig,
     /// Watches declared in the file; added (idempotently) when the service starts.
     pub watches: Vec<RawWatch>,
 }
@@ -491,6 +498,14 @@ impl RawConfig {
                     ));
                 }
             }
+            if let Some(name) = w.render.as_deref() {
+                if crate::model::Render::parse(name).is_none() {
+                    return Err(bad(
+                        &format!("watch[{i}].render"),
+                        format!("`{name}` is not one of {}", crate::model::Render::NAMES),
+                    ));
+                }
+            }
             if let Some(d) = w.depth {
                 if !(1..=3).contains(&d) {
                     return Err(bad(
@@ -502,6 +517,7 @@ impl RawConfig {
         }
 
         let deep = self.deep.validate(&bad)?;
+        let browser = self.browser.validate(&bad)?;
         let feed_token = self.server.feed_token.unwrap_or_default();
         if !feed_token
             .bytes()
@@ -551,6 +567,7 @@ impl RawConfig {
             },
             feed: FeedConfig { max_items },
             deep,
+            browser,
             watches: self.watch,
         })
     }

@@ -171,6 +171,7 @@ async fn a_refused_redirect_is_stored_as_the_watch_error() {
         keywords: Vec::new(),
         created: 1_700_000_000,
         strategy: None,
+        render: crate::model::Render::Plain,
     };
     let sched = Config::default().schedule;
     let state = WatchState::new(1_700_000_000, crate::schedule::Adaptive::initial(&sched));

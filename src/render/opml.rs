@@ -4,7 +4,8 @@
 //! title, `xmlUrl` = its RSS feed (`<base_url>/feed/<id>.xml<key_query>`), `htmlUrl` = the
 //! watched page. Import reads every `<outline>` inside `<body>`, at any depth (folders), and
 //! takes its `htmlUrl`, else its `xmlUrl`; outlines with neither (folders, separators) are
-//! skipped.
+//! skipped. A watch that does not read its page plainly carries `render="browser"` (or
+//! `"auto"`), read back on import.
 
 use std::fmt::Write as _;
 
@@ -23,6 +24,8 @@ pub struct OpmlEntry {
     pub url: String,
     /// The outline's `title`, else its `text`, trimmed; `None` when both are missing or blank.
     pub title: Option<String>,
+    /// The outline's `render` (plain, browser, auto), trimmed; not checked here.
+    pub render: Option<String>,
 }
 
 /// Why an OPML document was rejected. Each message says what is wrong and where.
@@ -66,10 +69,15 @@ pub fn opml_export(watches: &[(Watch, String)], base_url: &str, key_query: &str)
         let title = attr(&non_blank_or(title, &watch.url));
         let xml_url = attr(&feed_url(base_url, &watch.id, "xml", key_query));
         let html_url = attr(&sanitize(&watch.url));
+        let render = if watch.render.is_plain() {
+            String::new()
+        } else {
+            format!(" render=\"{}\"", watch.render.as_str())
+        };
         // Writing into a String cannot fail.
         let _ = writeln!(
             out,
-            "    <outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"/>"
+            "    <outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{render}/>"
         );
     }
     out.push_str("  </body>\n</opml>\n");
@@ -180,7 +188,8 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
 /// Checks every attribute of `element` and, when it names a page (`htmlUrl` or `xmlUrl`),
 /// returns it as an entry. The error is a message for [`OpmlError::Xml`].
 fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
-    let (mut html_url, mut xml_url, mut title, mut text) = (None, None, None, None);
+    let (mut html_url, mut xml_url, mut title, mut text, mut render) =
+        (None, None, None, None, None);
     for attribute in element.attributes() {
         let attribute = attribute.map_err(|e| e.to_string())?;
         let value = attribute.unescape_value().map_err(|e| e.to_string())?;
@@ -190,6 +199,7 @@ fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
             b"xmlurl" => &mut xml_url,
             b"title" => &mut title,
             b"text" => &mut text,
+            b"render" => &mut render,
             _ => continue,
         };
         let value = value.trim();
@@ -200,6 +210,7 @@ fn read_attrs(element: &BytesStart) -> Result<Option<OpmlEntry>, String> {
     Ok(html_url.or(xml_url).map(|url| OpmlEntry {
         url,
         title: title.or(text),
+        render,
     }))
 }
 

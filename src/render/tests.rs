@@ -16,6 +16,7 @@ fn watch(url: &str) -> Watch {
         keywords: Vec::new(),
         created: 1_700_000_000,
         strategy: None,
+        render: crate::model::Render::Plain,
     }
 }
 
@@ -387,6 +388,7 @@ fn rss_snapshot() {
         keywords: Vec::new(),
         created: 1_699_000_000,
         strategy: None,
+        render: crate::model::Render::Plain,
     };
     let items = [
         Item {
@@ -462,10 +464,12 @@ fn opml_export_round_trips() {
             OpmlEntry {
                 url: a.url.clone(),
                 title: Some("News & <Views> \"quoted\"\tand\nlines".to_owned()),
+                render: None,
             },
             OpmlEntry {
                 url: b.url.clone(),
                 title: Some(b.url.clone()),
+                render: None,
             },
         ]
     );
@@ -505,14 +509,17 @@ fn opml_parse_finds_nested_outlines_and_skips_folders() {
             OpmlEntry {
                 url: "https://a.example/feed.xml".to_owned(),
                 title: Some("A feed".to_owned()),
+                render: None,
             },
             OpmlEntry {
                 url: "https://b.example/".to_owned(),
                 title: Some("B".to_owned()),
+                render: None,
             },
             OpmlEntry {
                 url: "https://c.example/?x=1&y=2".to_owned(),
                 title: Some("C & D".to_owned()),
+                render: None,
             },
         ]
     );

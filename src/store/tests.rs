@@ -11,6 +11,7 @@ fn watch(url: &str) -> Watch {
         keywords: Vec::new(),
         created: 100,
         strategy: None,
+        render: crate::model::Render::Plain,
     }
 }
 
