@@ -38,12 +38,27 @@ pub fn router(app: Arc<App>) -> Router {
 async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
-    let watches = app.store.watches()?.len();
+    let all = app.store.watches()?;
+    let watches = all.len();
     let due = app.store.due(app.clock.now(), usize::MAX)?.len();
-    Ok((
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(watches, due, app.store.size_on_disk()),
-    ))
+    let mut text = app.metrics.render(watches, due, app.store.size_on_disk());
+    let by_render = [
+        crate::model::Render::Plain,
+        crate::model::Render::Browser,
+        crate::model::Render::Auto,
+    ]
+    .map(|r| (r.as_str(), all.iter().filter(|w| w.render == r).count()));
+    let browser = app.fetcher.browser();
+    text.push_str(&crate::metrics::Metrics::render_browser(
+        &by_render,
+        browser.map(crate::fetch::browser::Browser::health).as_ref(),
+        browser.map_or(0, |b| {
+            b.stats()
+                .requests
+                .load(std::sync::atomic::Ordering::Relaxed)
+        }),
+    ));
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
 }
 
 /// Serves until `cancel` fires, then finishes in-flight requests.
