@@ -57,17 +57,35 @@ fn main() {
     let mut bump = child.stdin.take().expect("stdin");
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     println!(
-        "{:<34} {:>6} {:>10} {:>12} {:>12} {:>14} {:>14}",
+        "{:<36} {:>6} {:>10} {:>12} {:>12} {:>14} {:>14}",
         "row", "checks", "wall ms", "sitefeed CPU", "browser CPU", "sitefeed RSS", "browser PSS"
     );
-    for (name, render, delay_ms) in [
-        ("plain check", Render::Plain, 0),
-        ("rendered check", Render::Browser, 0),
-        ("rendered, per_host_delay_ms 1000", Render::Browser, 1000),
-        ("auto on the plain page (no render)", Render::Auto, 0),
+    for (name, path, render, delay_ms) in [
+        ("plain check", "static", Render::Plain, 0),
+        ("rendered check", "app", Render::Browser, 0),
+        (
+            "rendered, per_host_delay_ms 1000",
+            "app",
+            Render::Browser,
+            1000,
+        ),
+        (
+            "auto on the static page (no render)",
+            "static",
+            Render::Auto,
+            0,
+        ),
+        ("auto on the app shell (renders)", "app", Render::Auto, 0),
     ] {
         rt.block_on(row(
-            name, render, delay_ms, chromium, port, checks, &mut bump,
+            name,
+            path,
+            render,
+            delay_ms,
+            chromium,
+            port,
+            checks,
+            (&mut bump, &mut out),
         ));
     }
     drop(bump);
@@ -77,12 +95,16 @@ fn main() {
 #[allow(clippy::too_many_arguments, reason = "one row of the table")]
 async fn row(
     name: &str,
+    path: &str,
     render: Render,
     delay_ms: u64,
     chromium: &str,
     port: u16,
     checks: u32,
-    bump: &mut std::process::ChildStdin,
+    (bump, ack): (
+        &mut std::process::ChildStdin,
+        &mut BufReader<std::process::ChildStdout>,
+    ),
 ) {
     let mut config = Config::default();
     config.fetch.allow_private_addresses = true;
@@ -116,6 +138,8 @@ async fn row(
     for _ in 0..checks {
         writeln!(bump, "bump").expect("bump");
         bump.flush().expect("flush");
+        let mut ok = String::new();
+        ack.read_line(&mut ok).expect("the site took the new entry");
         clock.advance(3600);
         let cpu0 = own_cpu_now();
         let b0 = browser_pid.and_then(launch::tree_usage).map(|u| u.cpu);
@@ -127,14 +151,18 @@ async fn row(
             browser_cpu += b1.cpu.saturating_sub(b0);
         }
         assert!(r.error.is_none(), "{name}: {:?}", r.error);
-        assert_eq!(r.new_items.len(), 1, "{name}: one new entry per check");
+        assert_eq!(
+            r.new_items.len(),
+            1,
+            "{name}: one new entry per check: {r:?}"
+        );
     }
     let per = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0 / f64::from(checks));
     let pss = browser_pid
         .and_then(launch::tree_usage)
         .map_or_else(|| "-".into(), |u| format!("{} MiB", u.rss_bytes >> 20));
     println!(
-        "{:<34} {:>6} {:>10} {:>12} {:>12} {:>14} {:>14}",
+        "{:<36} {:>6} {:>10} {:>12} {:>12} {:>14} {:>14}",
         name,
         checks,
         per(wall),
@@ -188,6 +216,7 @@ fn site() {
     std::thread::spawn(move || {
         for _ in std::io::stdin().lock().lines() {
             v.fetch_add(1, Ordering::SeqCst);
+            println!("ok");
         }
         std::process::exit(0);
     });
