@@ -113,11 +113,6 @@ async fn row(
     let store = sitefeed::store::Store::temporary().expect("store");
     let clock = Arc::new(ManualClock::new(1_700_000_000));
     let app = App::new(config, store, clock.clone()).expect("app");
-    let path = if render == Render::Browser {
-        "app"
-    } else {
-        "static"
-    };
     let (w, _) = app
         .add_watch(&NewWatch {
             url: format!("http://127.0.0.1:{port}/{path}"),
