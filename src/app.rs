@@ -341,6 +341,9 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
             tracing::error!(error = %e, "server error");
         }
         let _ = sched.await;
+        if let Some(b) = app.fetcher.browser() {
+            b.shutdown().await;
+        }
         app.store.flush()?;
         Ok(())
     })

@@ -280,6 +280,14 @@ impl Browser {
         }
     }
 
+    /// Ends the browser (a launched one is killed and its profile removed); the next
+    /// render would start another.
+    pub async fn shutdown(&self) {
+        let old = self.instance.lock().await.take();
+        self.up.store(false, Ordering::Relaxed);
+        drop(old);
+    }
+
     /// The process id of the launched browser, if one runs.
     pub async fn pid(&self) -> Option<u32> {
         let slot = self.instance.lock().await;
@@ -362,12 +370,16 @@ impl Browser {
         if n >= self.cfg.max_renders {
             inst.retire.store(true, Ordering::Relaxed);
         }
-        if let Some(u) = inst
-            .process
-            .as_ref()
-            .and_then(launch::Launched::pid)
-            .and_then(launch::tree_usage)
-        {
+        let pid = inst.process.as_ref().and_then(launch::Launched::pid);
+        let usage = match pid {
+            // Reading /proc is file work: off the async workers.
+            Some(pid) => tokio::task::spawn_blocking(move || launch::tree_usage(pid))
+                .await
+                .ok()
+                .flatten(),
+            None => None,
+        };
+        if let Some(u) = usage {
             self.stats
                 .memory_bytes
                 .store(u.rss_bytes, Ordering::Relaxed);
@@ -532,7 +544,8 @@ impl Browser {
                     nav_done = true;
                     let r = r?;
                     if let Some(err) = r.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-                        if let Some(e) = lock(&page.main_error).take() {
+                        let known = lock(&page.deferred).take();
+                        if let Some(e) = known.or_else(|| lock(&page.main_error).take()) {
                             return Err(Failure::Fetch(e));
                         }
                         return Err(Failure::Fetch(FetchError::Render(format!(
