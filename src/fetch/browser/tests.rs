@@ -181,6 +181,11 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
 
 /// A guarded fetcher (robots.txt obeyed, no per-host delay) with a browser at `path`.
 fn fetcher(path: PathBuf, page_timeout: Duration) -> Fetcher {
+    fetcher_with(path, |b| b.page_timeout = page_timeout)
+}
+
+/// The same, with the browser's configuration changed by `change`.
+fn fetcher_with(path: PathBuf, change: impl FnOnce(&mut BrowserConfig)) -> Fetcher {
     let mut cfg = Config::default().fetch;
     assert!(!cfg.allow_private_addresses, "the guard is on by default");
     cfg.per_host_delay = Duration::ZERO;
@@ -204,12 +209,12 @@ fn fetcher(path: PathBuf, page_timeout: Duration) -> Fetcher {
             },
         ),
     ]);
-    let browser = BrowserConfig {
+    let mut browser = BrowserConfig {
         path,
-        page_timeout,
         idle: Duration::from_millis(300),
         ..BrowserConfig::default()
     };
+    change(&mut browser);
     Fetcher::with_test_hosts(&cfg, hosts)
         .expect("fetcher")
         .with_browser(&browser)
@@ -429,4 +434,74 @@ async fn killing_the_browser_mid_render_recovers() {
     assert_eq!(b.stats().deaths.load(Ordering::Relaxed), 1);
     let new_pid = b.pid().await.expect("a new browser");
     assert_ne!(new_pid, pid);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_over_its_memory_bound_is_replaced_after_the_render() {
+    let Some(path) = chromium() else { return };
+    let (addr, _site) = serve().await;
+    let f = fetcher_with(path, |b| b.memory_bytes = 1);
+    let b = f.browser().expect("browser");
+    b.render(&url(addr, "/static"), None).await.expect("first");
+    let first = b.pid().await.expect("launched");
+    assert!(b.health().memory_bytes.is_some_and(|m| m > 1));
+    b.render(&url(addr, "/static"), None).await.expect("second");
+    let second = b.pid().await.expect("launched");
+    assert_ne!(first, second, "a new browser");
+    assert_eq!(b.health().restarts, 1);
+    assert_eq!(
+        b.stats().deaths.load(Ordering::Relaxed),
+        0,
+        "retired, not dead"
+    );
+    // The old one is gone once no render uses it.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        super::launch::tree_usage(first).is_none(),
+        "the old browser exited"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_browser_service_is_used_through_ws_url() {
+    let Some(path) = chromium() else { return };
+    let (addr, site) = serve().await;
+    // The "service": a browser started apart; sitefeed only connects to it.
+    let service = super::launch::launch(&path, Duration::from_secs(20))
+        .await
+        .expect("service starts");
+    let ws = service.ws_url.clone();
+    let f = fetcher_with(PathBuf::from("/nonexistent/chromium"), |b| {
+        b.ws_url = Some(ws.clone());
+    });
+    let b = f.browser().expect("browser");
+    let page = b.render(&url(addr, "/spy"), None).await.expect("renders");
+    let html = String::from_utf8_lossy(&page.body).into_owned();
+    assert!(
+        html.contains("result:rejected,rejected,fulfilled"),
+        "{html}"
+    );
+    assert_eq!(site.secret_hits.load(Ordering::SeqCst), 0);
+    let h = b.health();
+    assert_eq!(h.endpoint, ws);
+    assert_eq!(h.state, "running");
+    assert!(h.memory_bytes.is_none(), "not ours to measure");
+    assert!(b.pid().await.is_none(), "nothing launched");
+}
+
+#[tokio::test]
+async fn a_missing_browser_is_a_readable_error() {
+    let (addr, _site) = serve().await;
+    let f = fetcher_with(PathBuf::from("/nonexistent/chromium"), |_| {});
+    let err = f
+        .get_as(&url(addr, "/app"), &Validators::default(), Render::Browser)
+        .await
+        .expect_err("no browser");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("cannot start the browser `/nonexistent/chromium`"),
+        "{msg}"
+    );
+    assert!(msg.contains("browser.path"), "{msg}");
+    assert_eq!(f.browser().expect("browser").health().state, "idle");
 }
