@@ -126,6 +126,14 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
         )
         .route("/ok.json", get(|| async { axum::Json(vec![1]) }))
         .route(
+            "/robots.txt",
+            get(|| async { "User-agent: *\nDisallow: /private\n" }),
+        )
+        .route(
+            "/private",
+            get(move || async move { html(frame(&list_items(2), "")) }),
+        )
+        .route(
             "/secret",
             get(|State(s): State<Arc<Site>>| async move {
                 s.secret_hits.fetch_add(1, Ordering::SeqCst);
@@ -504,4 +512,21 @@ async fn a_missing_browser_is_a_readable_error() {
     );
     assert!(msg.contains("browser.path"), "{msg}");
     assert_eq!(f.browser().expect("browser").health().state, "idle");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_txt_holds_for_the_rendered_page() {
+    let Some(path) = chromium() else { return };
+    let (addr, _site) = serve().await;
+    let f = fetcher(path, Duration::from_secs(20));
+    let err = f
+        .get_as(
+            &url(addr, "/private"),
+            &Validators::default(),
+            Render::Browser,
+        )
+        .await
+        .expect_err("disallowed");
+    assert_eq!(err.kind(), "robots", "{err}");
+    assert!(err.to_string().contains("disallows /private"), "{err}");
 }
