@@ -75,9 +75,14 @@ fn profile_dir() -> std::io::Result<PathBuf> {
 
 /// Starts `path` with [`FLAGS`] and waits (at most `wait`) for its DevTools address.
 pub async fn launch(path: &Path, wait: Duration) -> Result<Launched, String> {
+    launch_with(path, wait, FLAGS).await
+}
+
+/// Starts `path` with `flags` (and a fresh profile) and waits for its DevTools address.
+pub async fn launch_with(path: &Path, wait: Duration, flags: &[&str]) -> Result<Launched, String> {
     let profile = profile_dir().map_err(|e| format!("cannot create a profile directory: {e}"))?;
     let spawned = Command::new(path)
-        .args(FLAGS)
+        .args(flags)
         .arg(format!("--user-data-dir={}", profile.display()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())

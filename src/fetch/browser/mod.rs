@@ -20,9 +20,11 @@
 //! host gate (one request of this page per host waits there at a time) and the global
 //! cap, with the service's User-Agent and a size cap per response and per page.
 //! Images, fonts and media are refused without a request (`browser.block`). A request
-//! refused by the guard is counted ([`Stats::refused`]). A launched browser also cannot
-//! resolve a name of its own (`--host-resolver-rules`), and the page's scripts find no
-//! `WebSocket` or `RTCPeerConnection`, which interception would not see.
+//! refused by the guard is counted ([`Stats::refused`]). What interception does not see
+//! cannot connect either: each render's browser context has a proxy where nothing
+//! listens (loopback included), so a popup window or a socket goes nowhere; a launched
+//! browser cannot resolve a name of its own (`--host-resolver-rules`); and the page's
+//! scripts find no `WebSocket` or `RTCPeerConnection`.
 //!
 //! The page has settled when its load event fired, no request was in flight for
 //! `browser.idle_ms` and the DOM did not change for as long, and no timer due within 3 s
@@ -120,6 +122,12 @@ const PRELUDE: &str = r"(() => {
 const SOON_MS: u32 = 3000;
 /// ...during its first this many milliseconds.
 const TIMER_GRACE_MS: u32 = 10_000;
+
+/// The proxy of every render's browser context: nothing listens there, so a request
+/// that request interception does not see (a popup window, a WebSocket) connects nowhere;
+/// `<-loopback>` makes loopback addresses go through it too. Intercepted requests are
+/// answered before any proxy is involved.
+const DEAD_PROXY: &str = "http://127.0.0.1:1";
 
 /// Milliseconds since the DOM last changed.
 const QUIET_MS: &str = "typeof __sitefeedQuiet === 'function' ? __sitefeedQuiet() : 1e9";
@@ -457,7 +465,11 @@ impl Browser {
             .call(
                 None,
                 "Target.createBrowserContext",
-                json!({"disposeOnDetach": true}),
+                json!({
+                    "disposeOnDetach": true,
+                    "proxyServer": DEAD_PROXY,
+                    "proxyBypassList": "<-loopback>",
+                }),
             )
             .await?;
         let ctx = text(&ctx, "browserContextId")?;

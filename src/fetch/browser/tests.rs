@@ -126,6 +126,23 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
         )
         .route("/ok.json", get(|| async { axum::Json(vec![1]) }))
         .route(
+            "/popup",
+            get(move || async move {
+                html(frame(
+                    &list_items(2),
+                    &format!(
+                        "<a id=out target=_blank href=\"http://127.0.0.1:{port}/secret\">out</a>\
+                         <form id=f target=_blank method=get action=\"http://127.0.0.1:{port}/secret\"></form>\
+                         <script>\
+                           try {{ window.open('http://127.0.0.1:{port}/secret'); }} catch (e) {{}}\
+                           try {{ document.getElementById('out').click(); }} catch (e) {{}}\
+                           try {{ document.getElementById('f').submit(); }} catch (e) {{}}\
+                         </script>"
+                    ),
+                ))
+            }),
+        )
+        .route(
             "/robots.txt",
             get(|| async { "User-agent: *\nDisallow: /private\n" }),
         )
@@ -529,4 +546,30 @@ async fn robots_txt_holds_for_the_rendered_page() {
         .expect_err("disallowed");
     assert_eq!(err.kind(), "robots", "{err}");
     assert!(err.to_string().contains("disallows /private"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn popups_and_new_windows_reach_nothing_even_in_a_browser_without_our_flags() {
+    let Some(path) = chromium() else { return };
+    let (addr, site) = serve().await;
+    // A browser service as someone else runs it: it resolves names itself and lets
+    // pages open windows. Popups are not intercepted; the render's context sends what
+    // escapes interception to a proxy where nothing listens.
+    let flags: Vec<&str> = super::launch::FLAGS
+        .iter()
+        .copied()
+        .filter(|f| !f.starts_with("--host-resolver-rules"))
+        .chain(["--disable-popup-blocking"])
+        .collect();
+    let service = super::launch::launch_with(&path, Duration::from_secs(20), &flags)
+        .await
+        .expect("service starts");
+    let ws = service.ws_url.clone();
+    let f = fetcher_with(path, |b| b.ws_url = Some(ws));
+    let b = f.browser().expect("browser");
+    let page = b.render(&url(addr, "/popup"), None).await;
+    assert!(page.is_ok(), "{page:?}");
+    // Whatever the windows did, nothing outside the interception reached loopback.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(site.secret_hits.load(Ordering::SeqCst), 0);
 }
