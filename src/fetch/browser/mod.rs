@@ -428,17 +428,22 @@ impl Browser {
         // The old browser exits when the last render that uses it ends.
         *slot = None;
         self.up.store(false, Ordering::Relaxed);
+        let connect = |ws: String| async move {
+            tokio::time::timeout(START_WAIT, cdp::Conn::connect(&ws))
+                .await
+                .map_err(|_| {
+                    format!(
+                        "the browser at {ws} did not answer within {}s",
+                        START_WAIT.as_secs()
+                    )
+                })?
+                .map_err(|e| e.to_string())
+        };
         let (conn, process) = if let Some(ws) = &self.cfg.ws_url {
-            (
-                cdp::Conn::connect(ws).await.map_err(|e| e.to_string())?,
-                None,
-            )
+            (connect(ws.clone()).await?, None)
         } else {
             let launched = launch::launch(&self.cfg.path, START_WAIT).await?;
-            let conn = cdp::Conn::connect(&launched.ws_url)
-                .await
-                .map_err(|e| e.to_string())?;
-            (conn, Some(launched))
+            (connect(launched.ws_url.clone()).await?, Some(launched))
         };
         self.stats.starts.fetch_add(1, Ordering::Relaxed);
         self.up.store(true, Ordering::Relaxed);

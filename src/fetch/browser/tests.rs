@@ -529,6 +529,19 @@ async fn a_missing_browser_is_a_readable_error() {
     );
     assert!(msg.contains("browser.path"), "{msg}");
     assert_eq!(f.browser().expect("browser").health().state, "idle");
+    // A browser service that is not there.
+    let f = fetcher_with(PathBuf::from("/nonexistent/chromium"), |b| {
+        b.ws_url = Some("ws://127.0.0.1:1/devtools/browser/none".into());
+    });
+    let err = f
+        .get_as(&url(addr, "/app"), &Validators::default(), Render::Browser)
+        .await
+        .expect_err("no service");
+    assert!(
+        err.to_string()
+            .contains("cannot connect to the browser at ws://127.0.0.1:1/"),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
