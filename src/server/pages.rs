@@ -364,7 +364,7 @@ fn browser_health(h: &crate::fetch::browser::Health) -> Markup {
                 @if let Some(ms) = h.mean_render_ms { "; " (ms) " ms on average" }
             } }
             tr { th { "Requests of pages" } td { (h.refused) " refused (private addresses and the like), " (h.blocked) " blocked unsent (images, fonts, media, limits)" } }
-            @if let Some(m) = h.memory_bytes { tr { th { "Memory" } td { (m / (1024 * 1024)) " MiB resident" } } }
+            @if let Some(m) = h.memory_bytes { tr { th { "Memory" } td { (m / (1024 * 1024)) " MiB (proportional set size of its processes)" } } }
             @if let Some(e) = &h.last_error { tr { th { "Last error" } td.err { (e) } } }
         }
     }

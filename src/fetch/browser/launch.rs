@@ -44,6 +44,13 @@ pub struct Launched {
 impl Drop for Launched {
     fn drop(&mut self) {
         let _ = self.child.start_kill();
+        // Wait a moment for it to exit, or it writes on into the profile being removed.
+        for _ in 0..100 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
