@@ -45,7 +45,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
     };
     let page = match app
         .fetcher
-        .get_as(&url, &Validators::default(), watch.render)
+        .get_as(&url, &Validators::default(), watch.into())
         .await
     {
         Ok(FetchOutcome::Page(p)) => p,

@@ -28,9 +28,9 @@
 //!
 //! The page has settled when its load event fired, no request was in flight for
 //! `browser.idle_ms` and the DOM did not change for as long, and no timer due within 3 s
-//! nor request the page's scripts started is pending (for the page's first 10 s: a list
-//! built after a short delay is waited for, a page that polls forever is not); then its
-//! `outerHTML` is
+//! nor request the page's scripts started is pending, and the watch's region (its CSS
+//! `select`) holds a link (for the page's first 10 s: a list built after a short delay
+//! is waited for, a page that polls forever is not); then its `outerHTML` is
 //! the page body, as UTF-8, that the check analyses like any fetched page. A page that
 //! does not settle within `browser.page_timeout_secs` fails with that reason.
 //!
@@ -131,6 +131,22 @@ const DEAD_PROXY: &str = "http://127.0.0.1:1";
 
 /// Milliseconds since the DOM last changed.
 const QUIET_MS: &str = "typeof __sitefeedQuiet === 'function' ? __sitefeedQuiet() : 1e9";
+
+/// The expression that tells how long the page has been quiet (0: not settled), with the
+/// region `wait_for` required to hold a link during the page's first
+/// [`TIMER_GRACE_MS`] (an invalid selector waits for nothing).
+fn quiet_expression(wait_for: Option<&str>) -> String {
+    let Some(sel) = wait_for else {
+        return QUIET_MS.to_owned();
+    };
+    let sel = Value::String(sel.to_owned()).to_string();
+    format!(
+        "(() => {{ const q = ({QUIET_MS}); if (performance.now() >= {TIMER_GRACE_MS}) return q; \
+         try {{ const links = 'a[href], area[href]'; \
+         return Array.from(document.querySelectorAll({sel})).some(e => e.matches(links) || e.querySelector(links)) ? q : 0; \
+         }} catch (e) {{ return q; }} }})()"
+    )
+}
 
 /// The page as it stands.
 const SNAPSHOT: &str =
@@ -304,8 +320,14 @@ impl Browser {
 
     /// Renders `url` and returns its DOM as a page. `prefetched`: the page as a plain
     /// fetch just got it (its final URL is rendered, and its document is not fetched
-    /// again).
-    pub async fn render(&self, url: &Url, prefetched: Option<Page>) -> Result<Page, FetchError> {
+    /// again). `wait_for`: a CSS selector (the watch's region) that must hold a link
+    /// before the page counts as settled, during its first 10 s.
+    pub async fn render(
+        &self,
+        url: &Url,
+        prefetched: Option<Page>,
+        wait_for: Option<&str>,
+    ) -> Result<Page, FetchError> {
         let wait = self.cfg.page_timeout;
         let Ok(Ok(_tab)) = tokio::time::timeout(wait, self.tabs.clone().acquire_owned()).await
         else {
@@ -317,11 +339,15 @@ impl Browser {
         let url = prefetched.as_ref().map_or(url, |p| &p.url).clone();
         let started = Instant::now();
         let mut counts = Arc::new(PageCounts::default());
-        let mut result = self.render_once(&url, prefetched.as_ref(), &counts).await;
+        let mut result = self
+            .render_once(&url, prefetched.as_ref(), wait_for, &counts)
+            .await;
         if matches!(result, Err(Failure::Died)) {
             tracing::warn!(%url, "the browser went away during a render; trying once more on a new one");
             counts = Arc::new(PageCounts::default());
-            result = self.render_once(&url, prefetched.as_ref(), &counts).await;
+            result = self
+                .render_once(&url, prefetched.as_ref(), wait_for, &counts)
+                .await;
         }
         let result = result.map_err(|f| match f {
             Failure::Fetch(e) => e,
@@ -363,6 +389,7 @@ impl Browser {
         &self,
         url: &Url,
         prefetched: Option<&Page>,
+        wait_for: Option<&str>,
         counts: &Arc<PageCounts>,
     ) -> Result<Page, Failure> {
         let inst = self.instance().await.map_err(|e| {
@@ -371,7 +398,7 @@ impl Browser {
         })?;
         let r = tokio::time::timeout(
             self.cfg.page_timeout,
-            self.render_in(&inst, url, prefetched, counts),
+            self.render_in(&inst, url, prefetched, wait_for, counts),
         )
         .await;
         let n = inst.renders.fetch_add(1, Ordering::Relaxed) + 1;
@@ -463,9 +490,11 @@ impl Browser {
         inst: &Instance,
         url: &Url,
         prefetched: Option<&Page>,
+        wait_for: Option<&str>,
         counts: &Arc<PageCounts>,
     ) -> Result<Page, Failure> {
         let conn = &inst.conn;
+        let quiet = quiet_expression(wait_for);
         let ctx = conn
             .call(
                 None,
@@ -607,7 +636,7 @@ impl Browser {
                     }
                 }
                 () = tokio::time::sleep_until(quiet_since + idle), if loaded && nav_done && tasks.is_empty() => {
-                    let v = conn.call(s, "Runtime.evaluate", json!({"expression": QUIET_MS, "returnByValue": true})).await?;
+                    let v = conn.call(s, "Runtime.evaluate", json!({"expression": quiet, "returnByValue": true})).await?;
                     let age = v.pointer("/result/value").and_then(Value::as_f64).unwrap_or(1e9);
                     let age = Duration::from_secs_f64((age / 1000.0).clamp(0.0, 1e6));
                     if age >= idle {
@@ -653,14 +682,14 @@ impl Browser {
 }
 
 impl Fetcher {
-    /// Gets `url` the way `render` says: plain, in the browser, or in the browser when
-    /// the plain page is an application shell. A rendered page carries no validators (a
+    /// Gets `url` the way `how` says: plain, in the browser, or in the browser when the
+    /// plain page is an application shell. A rendered page carries no validators (a
     /// shell that did not change says nothing about its data).
     pub async fn get_as(
         &self,
         url: &Url,
         validators: &Validators,
-        render: crate::model::Render,
+        how: Reading<'_>,
     ) -> Result<FetchOutcome, FetchError> {
         use crate::model::Render;
         let browser = || {
@@ -668,9 +697,11 @@ impl Fetcher {
                 .as_deref()
                 .ok_or_else(|| FetchError::Render("no browser is configured".into()))
         };
-        match render {
+        match how.render {
             Render::Plain => self.get(url, validators).await,
-            Render::Browser => Ok(FetchOutcome::Page(browser()?.render(url, None).await?)),
+            Render::Browser => Ok(FetchOutcome::Page(
+                browser()?.render(url, None, how.wait_for).await?,
+            )),
             Render::Auto => {
                 let FetchOutcome::Page(page) = self.get(url, validators).await? else {
                     return Ok(FetchOutcome::NotModified);
@@ -686,9 +717,35 @@ impl Fetcher {
                 }
                 tracing::debug!(%url, ?shape, "an application shell: rendering it");
                 Ok(FetchOutcome::Page(
-                    browser()?.render(url, Some(page)).await?,
+                    browser()?.render(url, Some(page), how.wait_for).await?,
                 ))
             }
+        }
+    }
+}
+
+/// How a page is read: the watch's mode, and the region it watches (a rendered page
+/// has settled only when the region holds a link, or after its first 10 s).
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub render: crate::model::Render,
+    pub wait_for: Option<&'a str>,
+}
+
+impl<'a> From<&'a crate::model::Watch> for Reading<'a> {
+    fn from(w: &'a crate::model::Watch) -> Self {
+        Self {
+            render: w.render,
+            wait_for: w.select.as_deref(),
+        }
+    }
+}
+
+impl From<crate::model::Render> for Reading<'static> {
+    fn from(render: crate::model::Render) -> Self {
+        Self {
+            render,
+            wait_for: None,
         }
     }
 }

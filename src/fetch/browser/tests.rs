@@ -143,6 +143,17 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
             }),
         )
         .route(
+            "/late",
+            // Built after 4 s: later than the timers a render waits for by itself.
+            get(move || async move {
+                html(frame(
+                    "",
+                    "<script>setTimeout(() => { document.getElementById('list').innerHTML = \
+                     '<li><a href=\"/news/1\">Late ' + 'notice</a></li>'; }, 4000);</script>",
+                ))
+            }),
+        )
+        .route(
             "/robots.txt",
             get(|| async { "User-agent: *\nDisallow: /private\n" }),
         )
@@ -329,7 +340,7 @@ async fn a_list_built_by_a_script_after_a_delay_gives_the_items_of_its_static_tw
         let page = f
             .browser()
             .expect("browser")
-            .render(&url(addr, "/app"), None)
+            .render(&url(addr, "/app"), None, None)
             .await;
         eprintln!("{page:?}");
     }
@@ -345,7 +356,11 @@ async fn a_list_built_by_a_script_after_a_delay_gives_the_items_of_its_static_tw
     assert!(b.last_render(&watches[0].url).is_none());
     // Auto on a page that is not a shell does not start a render.
     let plain = f
-        .get_as(&url(addr, "/static"), &Validators::default(), Render::Auto)
+        .get_as(
+            &url(addr, "/static"),
+            &Validators::default(),
+            Render::Auto.into(),
+        )
         .await
         .expect("fetch");
     assert!(matches!(plain, FetchOutcome::Page(_)));
@@ -359,7 +374,10 @@ async fn a_script_reaching_for_loopback_is_refused_and_counted() {
     let (addr, site) = serve().await;
     let f = fetcher(path, Duration::from_secs(20));
     let b = f.browser().expect("browser");
-    let page = b.render(&url(addr, "/spy"), None).await.expect("renders");
+    let page = b
+        .render(&url(addr, "/spy"), None, None)
+        .await
+        .expect("renders");
     let html = String::from_utf8(page.body).expect("utf-8");
     assert_eq!(
         page.content_type.as_deref(),
@@ -394,7 +412,10 @@ async fn a_page_that_never_settles_ends_at_the_timeout_with_a_reason() {
     let b = f.browser().expect("browser");
     for p in ["/restless", "/hanging"] {
         let started = std::time::Instant::now();
-        let err = b.render(&url(addr, p), None).await.expect_err("times out");
+        let err = b
+            .render(&url(addr, p), None, None)
+            .await
+            .expect_err("times out");
         let took = started.elapsed();
         let msg = err.to_string();
         assert!(
@@ -411,7 +432,7 @@ async fn a_page_that_never_settles_ends_at_the_timeout_with_a_reason() {
         .is_some_and(|e| e.contains("did not settle")));
     // The browser is still usable afterwards.
     let page = b
-        .render(&url(addr, "/static"), None)
+        .render(&url(addr, "/static"), None, None)
         .await
         .expect("renders");
     assert!(String::from_utf8_lossy(&page.body).contains("/news/6"));
@@ -425,7 +446,7 @@ async fn killing_the_browser_mid_render_recovers() {
     let b = f.browser().expect("browser");
     // Start the browser, then render a page whose data takes 1.5 s, and kill the browser
     // while it waits.
-    b.render(&url(addr, "/static"), None)
+    b.render(&url(addr, "/static"), None, None)
         .await
         .expect("first render");
     let pid = b.pid().await.expect("a launched browser");
@@ -435,7 +456,7 @@ async fn killing_the_browser_mid_render_recovers() {
         let f = f.clone();
         tokio::spawn(async move {
             let b = f.browser().expect("browser");
-            b.render(&url(addr, "/slow"), None).await
+            b.render(&url(addr, "/slow"), None, None).await
         })
     };
     tokio::time::sleep(Duration::from_millis(700)).await;
@@ -467,10 +488,14 @@ async fn a_browser_over_its_memory_bound_is_replaced_after_the_render() {
     let (addr, _site) = serve().await;
     let f = fetcher_with(path, |b| b.memory_bytes = 1);
     let b = f.browser().expect("browser");
-    b.render(&url(addr, "/static"), None).await.expect("first");
+    b.render(&url(addr, "/static"), None, None)
+        .await
+        .expect("first");
     let first = b.pid().await.expect("launched");
     assert!(b.health().memory_bytes.is_some_and(|m| m > 1));
-    b.render(&url(addr, "/static"), None).await.expect("second");
+    b.render(&url(addr, "/static"), None, None)
+        .await
+        .expect("second");
     let second = b.pid().await.expect("launched");
     assert_ne!(first, second, "a new browser");
     assert_eq!(b.health().restarts, 1);
@@ -500,7 +525,10 @@ async fn a_running_browser_service_is_used_through_ws_url() {
         b.ws_url = Some(ws.clone());
     });
     let b = f.browser().expect("browser");
-    let page = b.render(&url(addr, "/spy"), None).await.expect("renders");
+    let page = b
+        .render(&url(addr, "/spy"), None, None)
+        .await
+        .expect("renders");
     let html = String::from_utf8_lossy(&page.body).into_owned();
     assert!(
         html.contains("result:rejected,rejected,fulfilled"),
@@ -519,7 +547,11 @@ async fn a_missing_browser_is_a_readable_error() {
     let (addr, _site) = serve().await;
     let f = fetcher_with(PathBuf::from("/nonexistent/chromium"), |_| {});
     let err = f
-        .get_as(&url(addr, "/app"), &Validators::default(), Render::Browser)
+        .get_as(
+            &url(addr, "/app"),
+            &Validators::default(),
+            Render::Browser.into(),
+        )
         .await
         .expect_err("no browser");
     let msg = err.to_string();
@@ -534,7 +566,11 @@ async fn a_missing_browser_is_a_readable_error() {
         b.ws_url = Some("ws://127.0.0.1:1/devtools/browser/none".into());
     });
     let err = f
-        .get_as(&url(addr, "/app"), &Validators::default(), Render::Browser)
+        .get_as(
+            &url(addr, "/app"),
+            &Validators::default(),
+            Render::Browser.into(),
+        )
         .await
         .expect_err("no service");
     assert!(
@@ -553,7 +589,7 @@ async fn robots_txt_holds_for_the_rendered_page() {
         .get_as(
             &url(addr, "/private"),
             &Validators::default(),
-            Render::Browser,
+            Render::Browser.into(),
         )
         .await
         .expect_err("disallowed");
@@ -580,9 +616,39 @@ async fn popups_and_new_windows_reach_nothing_even_in_a_browser_without_our_flag
     let ws = service.ws_url.clone();
     let f = fetcher_with(path, |b| b.ws_url = Some(ws));
     let b = f.browser().expect("browser");
-    let page = b.render(&url(addr, "/popup"), None).await;
+    let page = b.render(&url(addr, "/popup"), None, None).await;
     assert!(page.is_ok(), "{page:?}");
     // Whatever the windows did, nothing outside the interception reached loopback.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(site.secret_hits.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watched_region_is_waited_for() {
+    let Some(path) = chromium() else { return };
+    let (addr, _site) = serve().await;
+    let f = fetcher(path, Duration::from_secs(20));
+    let b = f.browser().expect("browser");
+    let early = b
+        .render(&url(addr, "/late"), None, None)
+        .await
+        .expect("renders");
+    assert!(
+        !String::from_utf8_lossy(&early.body).contains("Late notice"),
+        "without a region the page settles before the late list"
+    );
+    let page = b
+        .render(&url(addr, "/late"), None, Some("main #list"))
+        .await
+        .expect("renders");
+    let html = String::from_utf8_lossy(&page.body).into_owned();
+    assert!(html.contains("Late notice"), "{html}");
+    // A region that never gets a link does not hold the page past its first 10 s.
+    let started = std::time::Instant::now();
+    let page = b
+        .render(&url(addr, "/static"), None, Some("#nothing-here"))
+        .await
+        .expect("renders");
+    assert!(String::from_utf8_lossy(&page.body).contains("/news/6"));
+    assert!(started.elapsed() < Duration::from_secs(19));
 }
