@@ -935,10 +935,7 @@ async fn resource(page: &PageState, url: &Url, req: &Value, cap: u64) -> Result<
                 .collect()
         })
         .unwrap_or_default();
-    let body = req
-        .get("postData")
-        .and_then(Value::as_str)
-        .map(|s| s.as_bytes().to_vec());
+    let body = post_body(req);
     let host = page.host_lock(url);
     let _turn = match &host {
         Some(h) => Some(h.lock().await),
@@ -949,6 +946,26 @@ async fn resource(page: &PageState, url: &Url, req: &Value, cap: u64) -> Result<
         .resource(method, url, &headers, body, cap)
         .await?;
     Ok((r.status, r.headers, r.body))
+}
+
+/// The body of a request the browser paused: its `postDataEntries` (base64, the
+/// protocol's current form), else its `postData`.
+fn post_body(req: &Value) -> Option<Vec<u8>> {
+    if let Some(entries) = req.get("postDataEntries").and_then(Value::as_array) {
+        let mut body = Vec::new();
+        for e in entries {
+            let b64 = e.get("bytes").and_then(Value::as_str).unwrap_or_default();
+            body.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .unwrap_or_default(),
+            );
+        }
+        return Some(body);
+    }
+    req.get("postData")
+        .and_then(Value::as_str)
+        .map(|s| s.as_bytes().to_vec())
 }
 
 fn intercept_all() -> Value {

@@ -116,15 +116,20 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
                          <script>Promise.allSettled([\
                            fetch('http://127.0.0.1:{port}/secret'),\
                            fetch('http://internal.example:{port}/secret'),\
-                           fetch('/ok.json')]).then(rs => {{\
+                           fetch('/ok.json'),\
+                           fetch('/ok.json', {{method: 'POST', body: 'x'.repeat(70000)}}).then(r => r.json())]).then(rs => {{\
                              const p = document.createElement('p'); p.id = 'result';\
-                             p.textContent = 'result:' + rs.map(r => r.status).join(',');\
+                             p.textContent = 'result:' + rs.map(r => r.status).join(',') + ' posted:' + rs[3].value;\
                              document.body.append(p); }});</script>"
                     ),
                 ))
             }),
         )
-        .route("/ok.json", get(|| async { axum::Json(vec![1]) }))
+        .route(
+            "/ok.json",
+            get(|| async { axum::Json(vec![1]) })
+                .post(|body: String| async move { axum::Json(vec![body.len()]) }),
+        )
         .route(
             "/popup",
             get(move || async move {
@@ -385,7 +390,7 @@ async fn a_script_reaching_for_loopback_is_refused_and_counted() {
     );
     // The scripts ran: the same-origin request got through, both others were refused.
     assert!(
-        html.contains("result:rejected,rejected,fulfilled"),
+        html.contains("result:rejected,rejected,fulfilled,fulfilled posted:70000"),
         "{html}"
     );
     assert!(!html.contains("the secret"));
@@ -531,7 +536,7 @@ async fn a_running_browser_service_is_used_through_ws_url() {
         .expect("renders");
     let html = String::from_utf8_lossy(&page.body).into_owned();
     assert!(
-        html.contains("result:rejected,rejected,fulfilled"),
+        html.contains("result:rejected,rejected,fulfilled,fulfilled posted:70000"),
         "{html}"
     );
     assert_eq!(site.secret_hits.load(Ordering::SeqCst), 0);
