@@ -64,6 +64,8 @@ use crate::config::BrowserConfig;
 
 /// How long a launched browser may take to listen.
 const START_WAIT: Duration = Duration::from_secs(20);
+/// Renders that may wait for a tab, per tab; more are deferred.
+const MAX_WAITING_PER_TAB: usize = 2;
 /// Pages whose last render is remembered for the web page.
 const MAX_REMEMBERED: usize = 10_000;
 
@@ -222,6 +224,8 @@ pub struct Browser {
     user_agent: String,
     max_body: u64,
     tabs: Arc<Semaphore>,
+    /// Renders waiting for a tab.
+    waiting: AtomicUsize,
     instance: tokio::sync::Mutex<Option<Arc<Instance>>>,
     up: AtomicBool,
     stats: Arc<Stats>,
@@ -250,6 +254,7 @@ impl Browser {
             user_agent: fetcher.cfg().user_agent.clone(),
             max_body: fetcher.cfg().max_body_bytes,
             tabs: Arc::new(Semaphore::new(cfg.tabs.max(1))),
+            waiting: AtomicUsize::new(0),
             instance: tokio::sync::Mutex::new(None),
             up: AtomicBool::new(false),
             stats: Arc::new(Stats::default()),
@@ -329,13 +334,28 @@ impl Browser {
         wait_for: Option<&str>,
     ) -> Result<Page, FetchError> {
         let wait = self.cfg.page_timeout;
-        let Ok(Ok(_tab)) = tokio::time::timeout(wait, self.tabs.clone().acquire_owned()).await
-        else {
-            return Err(FetchError::Deferred {
-                reason: format!("all {} browser tabs are busy (browser.tabs)", self.cfg.tabs),
-                wait,
-            });
+        let busy = || FetchError::Deferred {
+            reason: format!(
+                "all {} browser tabs are busy and other renders wait (browser.tabs)",
+                self.cfg.tabs
+            ),
+            wait,
         };
+        // A few renders may wait for a tab; more are deferred at once, so rendering
+        // watches never hold the workers that plain ones need.
+        let tab = if let Ok(t) = self.tabs.clone().try_acquire_owned() {
+            t
+        } else {
+            let _waiting = Waiting::enter(&self.waiting);
+            if self.waiting.load(Ordering::SeqCst) > self.cfg.tabs * MAX_WAITING_PER_TAB {
+                return Err(busy());
+            }
+            match tokio::time::timeout(wait, self.tabs.clone().acquire_owned()).await {
+                Ok(Ok(t)) => t,
+                _ => return Err(busy()),
+            }
+        };
+        let _tab = tab;
         let url = prefetched.as_ref().map_or(url, |p| &p.url).clone();
         let started = Instant::now();
         let mut counts = Arc::new(PageCounts::default());
@@ -982,6 +1002,22 @@ fn text(v: &Value, field: &str) -> Result<String, Failure> {
                 "the browser's answer has no {field}"
             )))
         })
+}
+
+/// One render counted among those waiting for a tab, while it waits.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn enter(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::SeqCst);
+        Self(n)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Closes a render's browser context (and with it its tab) however the render ends.

@@ -657,3 +657,35 @@ async fn the_watched_region_is_waited_for() {
     assert!(String::from_utf8_lossy(&page.body).contains("/news/6"));
     assert!(started.elapsed() < Duration::from_secs(19));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renders_beyond_the_tabs_and_their_queue_are_deferred() {
+    let Some(path) = chromium() else { return };
+    let (addr, _site) = serve().await;
+    let f = fetcher_with(path, |b| b.tabs = 1);
+    // One slow render holds the tab; two may wait for it; the fourth is deferred.
+    let renders: Vec<_> = (0..4)
+        .map(|i| {
+            let f = f.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(200 * i)).await;
+                let b = f.browser().expect("browser");
+                b.render(&url(addr, "/slow"), None, None).await
+            })
+        })
+        .collect();
+    let mut ok = 0;
+    let mut deferred = Vec::new();
+    for r in renders {
+        match r.await.expect("task") {
+            Ok(_) => ok += 1,
+            Err(e) if e.is_deferral() => deferred.push(e.to_string()),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((ok, deferred.len()), (3, 1), "{deferred:?}");
+    assert!(
+        deferred[0].contains("browser tabs are busy"),
+        "{deferred:?}"
+    );
+}
