@@ -31,7 +31,8 @@ pub struct BrowserConfig {
     /// A running browser's DevTools WebSocket (`ws://host:port/devtools/browser/…`);
     /// when set, nothing is launched.
     pub ws_url: Option<String>,
-    /// Pages rendered at once (tabs); more renders wait their turn.
+    /// Pages rendered at once (tabs); two more per tab wait their turn, further ones are
+    /// deferred.
     pub tabs: usize,
     /// A render that has not settled by then fails.
     pub page_timeout: Duration,
