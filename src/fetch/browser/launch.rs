@@ -51,7 +51,14 @@ impl Drop for Launched {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = std::fs::remove_dir_all(&self.profile);
+        // Its helper processes may still write for a moment after it exited.
+        for _ in 0..20 {
+            let _ = std::fs::remove_dir_all(&self.profile);
+            if !self.profile.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
