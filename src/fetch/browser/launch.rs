@@ -26,6 +26,11 @@ pub const FLAGS: &[&str] = &[
     "--disable-extensions",
     "--disable-default-apps",
     "--mute-audio",
+    // A page's timers run at their pace, not a hidden tab's (else a page that keeps
+    // changing would look settled between throttled ticks).
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--remote-debugging-port=0",

@@ -89,7 +89,21 @@ const PRELUDE: &str = r"(() => {
     // Requests in flight, counted as the script makes them (the browser tells sitefeed
     // a moment later).
     const busy = { n: 0 };
-    const done = () => { busy.n -= 1; };
+    // Counted down a task later, after the callbacks that use the answer (and their DOM
+    // changes) have run.
+    const done = () => { set.call(window, () => { busy.n -= 1; }, 0); };
+    if (window.Response) {
+      for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
+        const read = Response.prototype[name];
+        if (!read) continue;
+        Response.prototype[name] = function (...args) {
+          busy.n += 1;
+          const p = read.apply(this, args);
+          p.then(done, done);
+          return p;
+        };
+      }
+    }
     const fetch = window.fetch;
     if (fetch) {
       window.fetch = function (...args) {
@@ -561,6 +575,13 @@ impl Browser {
             s,
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": prelude}),
+        )
+        .await?;
+        // A focused page: its timers are not throttled as a background tab's would be.
+        conn.call(
+            s,
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
         )
         .await?;
         conn.call(
