@@ -81,6 +81,7 @@ fn setup(dir: &std::path::Path) -> (Store, Vec<(WatchId, WatchState)>) {
             created: NOW - 86_400,
             strategy: None,
             options: sitefeed::model::WatchOptions::default(),
+            render: sitefeed::model::Render::Plain,
         };
         // Due times spread over one day; 1% due now.
         let next = NOW - 864 + (i as i64 * 86_400 / total as i64);

@@ -194,6 +194,7 @@ fn watch() -> Watch {
         created: 0,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     }
 }
 

@@ -39,6 +39,8 @@ pub struct NewWatch {
     pub keywords: Vec<String>,
     /// Scheduling strategy; `None`: the config's default.
     pub strategy: Option<crate::config::Strategy>,
+    /// How the page is read; `None`: plain.
+    pub render: Option<crate::model::Render>,
     /// Show up to this many of the page's current entries as items after the first check
     /// (instead of one "now watched" item). At most [`MAX_BACKFILL`].
     pub backfill: Option<u32>,
@@ -61,6 +63,7 @@ impl From<RawWatch> for NewWatch {
                 .strategy
                 .as_deref()
                 .and_then(crate::config::Strategy::parse),
+            render: w.render.as_deref().and_then(crate::model::Render::parse),
             backfill: None,
             tags: w.tags.unwrap_or_default(),
         }
@@ -252,7 +255,9 @@ impl App {
     }
 
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
-        let fetcher = Fetcher::new(&config.fetch).map_err(|e| AppError::Internal(e.to_string()))?;
+        let fetcher = Fetcher::new(&config.fetch)
+            .map_err(|e| AppError::Internal(e.to_string()))?
+            .with_browser(&config.browser);
         let metrics = Metrics::default();
         metrics.set_watches(store.watch_count()?);
         Ok(Self {
@@ -314,6 +319,7 @@ impl App {
             keywords,
             created: self.clock.now(),
             strategy: req.strategy,
+            render: req.render.unwrap_or_default(),
             options: crate::model::WatchOptions {
                 tags: validate_tags(&req.tags)?,
                 ..crate::model::WatchOptions::default()
@@ -386,7 +392,12 @@ impl App {
             dry_run,
         )
         .await?;
-        self.metrics.record_check(&report, started.elapsed());
+        self.metrics.record_check(
+            report.new_items.len(),
+            report.site_pages,
+            report.error_kind,
+            started.elapsed(),
+        );
         Ok(report)
     }
 
@@ -747,6 +758,9 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
             tracing::error!(error = %e, "server error");
         }
         let _ = sched.await;
+        if let Some(b) = app.fetcher.browser() {
+            b.shutdown().await;
+        }
         app.store.flush()?;
         Ok(())
     })

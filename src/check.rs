@@ -215,7 +215,7 @@ pub async fn run(
     } else {
         None
     };
-    let result = match fetcher.get(&url, &validators).await {
+    let result = match fetcher.get_as(&url, &validators, watch.into()).await {
         Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
             raw_fingerprint: None,
             validators: None,

@@ -54,6 +54,10 @@ pub enum Command {
         /// When to check: adaptive, periodic (daily model) or fixed; default from config.
         #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
         strategy: Option<String>,
+        /// How to read the page: plain (default), browser (render its scripts in
+        /// headless Chromium) or auto (the browser only for an empty application shell).
+        #[arg(long, value_parser = ["plain", "browser", "auto"])]
+        render: Option<String>,
         /// After the first check, show the page's first N entries as items (instead of
         /// one "now watched" item) until the first new one.
         #[arg(long, value_name = "N")]
@@ -426,6 +430,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             select,
             keywords,
             strategy,
+            render,
             backfill,
             tags,
         } => {
@@ -434,6 +439,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                     .map(|t| t.split(',').map(str::to_owned).collect())
                     .unwrap_or_default(),
                 strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
+                render: render.as_deref().and_then(crate::model::Render::parse),
                 url,
                 depth,
                 title,

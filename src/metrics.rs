@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::check::CheckReport;
-
 /// Upper bounds of the check latency histogram, seconds.
 const BUCKETS: [f64; 10] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
 
@@ -36,13 +34,21 @@ struct Histogram {
 }
 
 impl Metrics {
-    pub fn record_check(&self, report: &CheckReport, took: Duration) {
+    /// One check: its new items, the pages of its site it fetched, the kind of its
+    /// failure, how long it took.
+    pub fn record_check(
+        &self,
+        new_items: usize,
+        site_pages: u32,
+        error_kind: Option<&'static str>,
+        took: Duration,
+    ) {
         self.checks.fetch_add(1, Ordering::Relaxed);
         self.new_items
-            .fetch_add(report.new_items.len() as u64, Ordering::Relaxed);
+            .fetch_add(new_items as u64, Ordering::Relaxed);
         self.site_pages
-            .fetch_add(u64::from(report.site_pages), Ordering::Relaxed);
-        if let Some(kind) = report.error_kind {
+            .fetch_add(u64::from(site_pages), Ordering::Relaxed);
+        if let Some(kind) = error_kind {
             let mut e = self
                 .errors
                 .lock()
@@ -150,6 +156,48 @@ impl Metrics {
         let _ = writeln!(s, "# HELP sitefeed_checks_running Checks running now.\n# TYPE sitefeed_checks_running gauge\nsitefeed_checks_running {running}");
         let _ = writeln!(s, "# HELP sitefeed_storage_failing 1 while the store refuses writes (a full disk).\n# TYPE sitefeed_storage_failing gauge\nsitefeed_storage_failing {}", u8::from(storage_failing));
         let _ = writeln!(s, "# HELP sitefeed_store_bytes Store size on disk.\n# TYPE sitefeed_store_bytes gauge\nsitefeed_store_bytes {store_bytes}");
+        s
+    }
+
+    /// The headless browser and the watches by how they read their page.
+    pub fn render_browser(
+        by_render: &[(&str, usize)],
+        health: Option<&crate::fetch::browser::Health>,
+        requests: u64,
+    ) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# HELP sitefeed_watches_by_render Watches by how they read their page (plain, browser, auto).\n# TYPE sitefeed_watches_by_render gauge");
+        for (r, n) in by_render {
+            let _ = writeln!(s, "sitefeed_watches_by_render{{render=\"{r}\"}} {n}");
+        }
+        let Some(h) = health else { return s };
+        let up = u8::from(h.state == "running");
+        let _ = writeln!(s, "# HELP sitefeed_browser_up Whether the headless browser is running (0 before its first render).\n# TYPE sitefeed_browser_up gauge\nsitefeed_browser_up {up}");
+        let _ = writeln!(s, "# HELP sitefeed_browser_renders_total Pages rendered in the browser.\n# TYPE sitefeed_browser_renders_total counter\nsitefeed_browser_renders_total {}", h.renders);
+        let _ = writeln!(s, "# HELP sitefeed_browser_render_failures_total Renders that failed.\n# TYPE sitefeed_browser_render_failures_total counter\nsitefeed_browser_render_failures_total {}", h.failures);
+        let _ = writeln!(s, "# HELP sitefeed_browser_restarts_total Browsers started after the first (it died, leaked or reached browser.max_renders).\n# TYPE sitefeed_browser_restarts_total counter\nsitefeed_browser_restarts_total {}", h.restarts);
+        let ok = h.renders.saturating_sub(h.failures);
+        let mean = h.mean_render_ms.unwrap_or(0);
+        let _ = writeln!(s, "# HELP sitefeed_browser_render_seconds Time of successful renders.\n# TYPE sitefeed_browser_render_seconds summary\nsitefeed_browser_render_seconds_sum {}\nsitefeed_browser_render_seconds_count {ok}", (mean * ok) as f64 / 1000.0);
+        let _ = writeln!(s, "# HELP sitefeed_browser_requests_total Requests of rendered pages: answered through the fetcher, refused (address guard, robots.txt), blocked unsent (types, limits).\n# TYPE sitefeed_browser_requests_total counter");
+        let _ = writeln!(
+            s,
+            "sitefeed_browser_requests_total{{outcome=\"answered\"}} {requests}"
+        );
+        let _ = writeln!(
+            s,
+            "sitefeed_browser_requests_total{{outcome=\"refused\"}} {}",
+            h.refused
+        );
+        let _ = writeln!(
+            s,
+            "sitefeed_browser_requests_total{{outcome=\"blocked\"}} {}",
+            h.blocked
+        );
+        let _ = writeln!(s, "# HELP sitefeed_browser_tabs_busy Tabs rendering now, of browser.tabs.\n# TYPE sitefeed_browser_tabs_busy gauge\nsitefeed_browser_tabs_busy {}", h.tabs_busy);
+        if let Some(m) = h.memory_bytes {
+            let _ = writeln!(s, "# HELP sitefeed_browser_memory_bytes Memory of the launched browser's processes (proportional set size) at the last render.\n# TYPE sitefeed_browser_memory_bytes gauge\nsitefeed_browser_memory_bytes {m}");
+        }
         s
     }
 }

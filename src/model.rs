@@ -82,6 +82,9 @@ pub struct Watch {
     /// Scheduling strategy of this watch; `None`: `schedule.strategy` of the config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<Strategy>,
+    /// How the page is read: a plain fetch, or rendered in the headless browser.
+    #[serde(default, skip_serializing_if = "Render::is_plain")]
+    pub render: Render,
     /// What the user set beyond the page itself: tags, pause, interval bounds, the
     /// error item, a webhook. Absent in stores written before they existed.
     #[serde(default, flatten)]
@@ -111,6 +114,50 @@ pub struct WatchOptions {
     /// IANA time zone of the times shown for this watch; `None`: `server.timezone`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+}
+
+/// How a watch's page is read (`render`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Render {
+    /// The HTTP response as it is (the default).
+    #[default]
+    Plain,
+    /// The DOM after the page's scripts ran in the headless browser.
+    Browser,
+    /// Plain, and the browser only when the plain page has no entries and looks like an
+    /// application shell (scripts, an empty body, a `noscript` notice).
+    Auto,
+}
+
+impl Render {
+    pub const NAMES: &'static str = "plain, browser, auto";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Plain => "plain",
+            Self::Browser => "browser",
+            Self::Auto => "auto",
+        }
+    }
+
+    /// Parses a mode as users write it.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "plain" => Some(Self::Plain),
+            "browser" => Some(Self::Browser),
+            "auto" => Some(Self::Auto),
+            _ => None,
+        }
+    }
+
+    #[allow(
+        clippy::trivially_copy_pass_by_ref,
+        reason = "serde's skip_serializing_if passes a reference"
+    )]
+    pub fn is_plain(&self) -> bool {
+        *self == Self::Plain
+    }
 }
 
 /// One feed item: a link that a check found new.

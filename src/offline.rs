@@ -180,6 +180,7 @@ pub fn replay_steps(
         created: now,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     };
     store.insert_watch(
         &watch,

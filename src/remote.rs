@@ -22,6 +22,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
             select,
             keywords,
             strategy,
+            render,
             backfill,
             tags,
         } => {
@@ -33,7 +34,7 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
                         .collect()
                 })
                 .unwrap_or_default();
-            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "backfill": backfill, "tags": tags.map(|t| t.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect::<Vec<_>>())});
+            let body = serde_json::json!({"url": url, "depth": depth, "title": title, "select": select, "keywords": keywords, "strategy": strategy, "render": render, "backfill": backfill, "tags": tags.map(|t| t.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect::<Vec<_>>())});
             let (status, w) = api
                 .send(
                     reqwest::Method::POST,

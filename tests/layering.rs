@@ -29,8 +29,7 @@ use std::path::{Path, PathBuf};
 /// - `check` → `crawl` and `crawl` → `store` while `store` names the crawl's state;
 /// - `schedule` → `app` (the runner drives the `App`, which starts the runner) and
 ///   `server` → `app` (the `App` starts the server);
-/// - `error` → `store` and `metrics` → `check`, which sit low but name the service's
-///   types.
+/// - `error` → `store`, which sits low but names the store's error.
 ///
 /// The page analysis (`analysis`, `entries`, `diff`, `extract`) and `model`, `config`
 /// and `fetch` are on no cycle.
@@ -43,7 +42,6 @@ const ON_CYCLES_TODAY: &[(&str, &[&str])] = &[
     ("cli", &["remote"]),
     ("crawl", &["store"]),
     ("error", &["store"]),
-    ("metrics", &["check"]),
     ("remote", &["cli"]),
     ("schedule", &["app"]),
     ("server", &["app", "crawl", "schedule", "store"]),

@@ -255,6 +255,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
         created: clock.now(),
         strategy: None,
         options: sitefeed::model::WatchOptions::default(),
+        render: sitefeed::model::Render::Plain,
     };
     let state = sitefeed::store::WatchState::new(
         clock.now() + 86_400,

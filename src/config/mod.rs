@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+mod browser;
 mod deep;
 mod env;
+pub use browser::{BrowserConfig, RawBrowser};
 pub use deep::{DeepConfig, RawDeep};
 pub use env::{var_name, IpRange, Kind as EnvKind, ENV_KEYS};
 
@@ -61,6 +63,8 @@ pub struct RawConfig {
     pub feed: RawFeed,
     #[serde(default)]
     pub deep: RawDeep,
+    #[serde(default)]
+    pub browser: RawBrowser,
     #[serde(default)]
     pub watch: Vec<RawWatch>,
 }
@@ -173,6 +177,8 @@ pub struct RawWatch {
     /// adaptive | periodic | fixed; default `schedule.strategy`.
     pub strategy: Option<String>,
     pub tags: Option<Vec<String>>,
+    /// plain | browser | auto; default plain.
+    pub render: Option<String>,
 }
 
 // ----- validated -----
@@ -185,6 +191,7 @@ pub struct Config {
     pub schedule: ScheduleConfig,
     pub feed: FeedConfig,
     pub deep: DeepConfig,
+    pub browser: BrowserConfig,
     /// Watches declared in the file; added (idempotently) when the service starts.
     pub watches: Vec<RawWatch>,
     /// The file read, when there was one (`None`: the defaults).
@@ -548,6 +555,14 @@ impl RawConfig {
                     ));
                 }
             }
+            if let Some(name) = w.render.as_deref() {
+                if crate::model::Render::parse(name).is_none() {
+                    return Err(bad(
+                        &format!("watch[{i}].render"),
+                        format!("`{name}` is not one of {}", crate::model::Render::NAMES),
+                    ));
+                }
+            }
             if let Some(d) = w.depth {
                 if !(1..=3).contains(&d) {
                     return Err(bad(
@@ -559,6 +574,7 @@ impl RawConfig {
         }
 
         let deep = self.deep.validate(&bad)?;
+        let browser = self.browser.validate(&bad)?;
         let feed_token = self.server.feed_token.unwrap_or_default();
         if !feed_token
             .bytes()
@@ -614,6 +630,7 @@ impl RawConfig {
                 error_item_after,
             },
             deep,
+            browser,
             watches: self.watch,
             file: None,
         })

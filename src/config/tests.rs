@@ -45,6 +45,49 @@ fn shipped_config_parses_and_matches_defaults() {
     assert_eq!(c.fetch.user_agent, d.fetch.user_agent);
     assert_eq!(c.fetch.stall_timeout, d.fetch.stall_timeout);
     assert_eq!(c.fetch.retries, d.fetch.retries);
+    let (cb, db) = (&c.browser, &d.browser);
+    assert_eq!(
+        (&cb.path, &cb.ws_url, cb.tabs, cb.page_timeout, cb.idle),
+        (&db.path, &db.ws_url, db.tabs, db.page_timeout, db.idle)
+    );
+    assert_eq!(
+        (
+            cb.memory_bytes,
+            cb.max_renders,
+            cb.max_requests,
+            cb.max_total_bytes
+        ),
+        (
+            db.memory_bytes,
+            db.max_renders,
+            db.max_requests,
+            db.max_total_bytes
+        )
+    );
+    assert_eq!(cb.block, db.block);
+}
+
+#[test]
+fn browser_keys() {
+    let c = Config::from_toml(
+        "[browser]\nws_url = \"ws://127.0.0.1:9222/devtools/browser/x\"\ntabs = 4\nblock = [\"image\", \"stylesheet\"]\n\n[[watch]]\nurl = \"http://a/\"\nrender = \"auto\"\n",
+        Path::new("c.toml"),
+        &no_env,
+    )
+    .expect("valid");
+    assert_eq!(
+        c.browser.ws_url.as_deref(),
+        Some("ws://127.0.0.1:9222/devtools/browser/x")
+    );
+    assert_eq!(c.browser.tabs, 4);
+    assert_eq!(c.browser.block, ["image", "stylesheet"]);
+    assert_eq!(
+        crate::app::NewWatch::from(c.watches[0].clone()).render,
+        Some(crate::model::Render::Auto)
+    );
+    let d = Config::default().browser;
+    assert_eq!(d.path, std::path::PathBuf::from("chromium"));
+    assert_eq!(d.block, ["image", "font", "media"]);
 }
 
 #[test]
@@ -148,6 +191,18 @@ fn semantic_errors_name_the_key() {
         (
             "[[watch]]\nurl = \"http://a/\"\ndepth = 7\n",
             "watch[0].depth",
+        ),
+        (
+            "[[watch]]\nurl = \"http://a/\"\nrender = \"js\"\n",
+            "watch[0].render",
+        ),
+        ("[browser]\ntabs = 0\n", "browser.tabs"),
+        ("[browser]\nws_url = \"http://x:9222/\"\n", "browser.ws_url"),
+        ("[browser]\nblock = [\"pictures\"]\n", "browser.block"),
+        ("[browser]\nblock = [\"document\"]\n", "browser.block"),
+        (
+            "[browser]\npage_timeout_secs = 0\n",
+            "browser.page_timeout_secs",
         ),
     ] {
         let err = Config::from_toml(text, Path::new("c.toml"), &no_env).expect_err(text);

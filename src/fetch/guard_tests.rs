@@ -172,6 +172,7 @@ async fn a_refused_redirect_is_stored_as_the_watch_error() {
         created: 1_700_000_000,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     };
     let sched = Config::default().schedule;
     let state = WatchState::new(1_700_000_000, crate::schedule::Adaptive::initial(&sched));

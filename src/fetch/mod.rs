@@ -22,6 +22,7 @@
 //! brotli are decoded by reqwest as they arrive). Decoding the charset is the
 //! extractor's job (`extract::charset`), on the bytes returned here.
 
+pub mod browser;
 pub mod dns;
 pub mod guard;
 pub mod host;
@@ -117,6 +118,9 @@ pub enum FetchError {
     /// Not tried: the host is busy or asked for a pause. Not a failure of the watch.
     #[error("not fetched yet: {reason}; next try in {}s", .wait.as_secs().max(1))]
     Deferred { reason: String, wait: Duration },
+    /// The headless browser could not render the page.
+    #[error("rendering in the browser failed: {0}")]
+    Render(String),
     #[error("{0}")]
     Other(String),
 }
@@ -140,6 +144,7 @@ impl FetchError {
             Self::Refused(_) | Self::RefusedHost(_) | Self::Scheme(_) => "refused",
             Self::Robots { .. } | Self::RobotsUnreachable { .. } => "robots",
             Self::Deferred { .. } => "deferred",
+            Self::Render(_) => "render",
             Self::Other(_) => "other",
         }
     }
@@ -177,7 +182,41 @@ impl FetchError {
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     inner: Arc<Inner>,
+    /// The headless browser for watches that render (it starts on the first render).
+    browser: Option<Arc<browser::Browser>>,
 }
+
+/// A response to one request of a rendered page, handed to the browser as it is.
+#[derive(Debug)]
+pub struct Resource {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// Request headers of the browser not passed on: the connection's own, and those the
+/// fetcher sets itself (its User-Agent, the encodings it decodes).
+const DROPPED_REQUEST_HEADERS: &[&str] = &[
+    "host",
+    "connection",
+    "content-length",
+    "transfer-encoding",
+    "user-agent",
+    "accept-encoding",
+    "proxy-authorization",
+    "upgrade",
+    "te",
+    "keep-alive",
+];
+
+/// Response headers not handed to the browser: the body is given whole and decoded.
+const DROPPED_RESPONSE_HEADERS: &[&str] = &[
+    "content-encoding",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+];
 
 #[derive(Debug)]
 struct Inner {
@@ -239,6 +278,7 @@ impl Fetcher {
             .build()
             .map_err(|e| FetchError::Other(format!("cannot build HTTP client: {e}")))?;
         Ok(Self {
+            browser: None,
             inner: Arc::new(Inner {
                 client,
                 gates: HostGates::new(
@@ -256,6 +296,83 @@ impl Fetcher {
 
     fn cfg(&self) -> &FetchConfig {
         &self.inner.cfg
+    }
+
+    /// This fetcher with a headless browser for the watches that render.
+    #[must_use]
+    pub fn with_browser(mut self, cfg: &crate::config::BrowserConfig) -> Self {
+        let plain = Self {
+            browser: None,
+            inner: self.inner.clone(),
+        };
+        self.browser = Some(Arc::new(browser::Browser::new(cfg, plain)));
+        self
+    }
+
+    /// The headless browser, if this fetcher has one.
+    pub fn browser(&self) -> Option<&browser::Browser> {
+        self.browser.as_deref()
+    }
+
+    /// One request of a rendered page (a script, an XHR, a stylesheet): one hop (the
+    /// browser follows redirects, each hop intercepted again), through the address guard
+    /// and the guarded resolver, the host gate and the global cap, with this fetcher's
+    /// User-Agent and at most `cap` bytes of body. robots.txt is the page's matter: a
+    /// page that may be fetched may load what it needs.
+    pub async fn resource(
+        &self,
+        method: &str,
+        url: &Url,
+        headers: &[(String, String)],
+        body: Option<Vec<u8>>,
+        cap: u64,
+    ) -> Result<Resource, FetchError> {
+        self.admit(url)?;
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|_| FetchError::Other(format!("bad method `{method}`")))?;
+        let key =
+            HostKey::of(url).ok_or_else(|| FetchError::Other(format!("`{url}` has no host")))?;
+        let host = self
+            .inner
+            .gates
+            .acquire(&key, self.cfg().timeout)
+            .await
+            .map_err(|e| deferral(&key, &e))?;
+        let global = self
+            .inner
+            .global
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("invariant: the global semaphore is never closed");
+        let mut req = self.inner.client.request(method, url.clone());
+        for (name, value) in headers {
+            if DROPPED_REQUEST_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            req = req.header(name.as_str(), value.as_str());
+        }
+        if let Some(b) = body {
+            req = req.body(b);
+        }
+        let resp = req.send().await.map_err(|e| self.classify(&e))?;
+        let status = resp.status();
+        if let Some(wait) = retry_after(status, resp.headers()) {
+            self.inner.gates.back_off(&key, wait);
+        }
+        let headers = resp
+            .headers()
+            .iter()
+            .filter(|(n, _)| !DROPPED_RESPONSE_HEADERS.contains(&n.as_str()))
+            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect();
+        let body = self.read_body(resp, cap, false).await?;
+        drop((host, global));
+        Ok(Resource {
+            status: status.as_u16(),
+            headers,
+            body,
+        })
     }
 
     /// GETs `url`, conditionally on `validators`, retrying what is worth retrying.

@@ -7,6 +7,8 @@
 //! every `<outline>` inside `<body>`, at any depth, and takes its `htmlUrl`, else its
 //! `xmlUrl`; outlines with neither (folders, separators) are not pages, but their names
 //! become the tags of the pages inside them, with those of `category`.
+//! A watch that does not read its page plainly carries `render="browser"` (or `"auto"`),
+//! read back on import.
 
 use std::fmt::Write as _;
 
@@ -28,6 +30,8 @@ pub struct OpmlEntry {
     /// The names of the folders it stands in, outermost first, then its `category`
     /// entries (the last segment of each), as written.
     pub tags: Vec<String>,
+    /// The outline's `render` (plain, browser, auto), trimmed; not checked here.
+    pub render: Option<String>,
 }
 
 /// Why an OPML document was rejected. Each message says what is wrong and where.
@@ -93,10 +97,15 @@ pub fn opml_export(watches: &[(Watch, String)], base_url: &str, key_query: &str)
             let c: Vec<String> = watch.options.tags.iter().map(|t| format!("/{t}")).collect();
             format!(" category=\"{}\"", attr(&sanitize(&c.join(","))))
         };
+        let render = if watch.render.is_plain() {
+            String::new()
+        } else {
+            format!(" render=\"{}\"", watch.render.as_str())
+        };
         // Writing into a String cannot fail.
         let _ = writeln!(
             out,
-            "{indent}<outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{category}/>"
+            "{indent}<outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{category}{render}/>"
         );
     }
     if folder.is_some() {
@@ -225,8 +234,8 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
 /// returns it as an entry; also its label (`title`, else `text`), the name of a folder.
 /// The error is a message for [`OpmlError::Xml`].
 fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>), String> {
-    let (mut html_url, mut xml_url, mut title, mut text, mut category) =
-        (None, None, None, None, None);
+    let (mut html_url, mut xml_url, mut title, mut text, mut category, mut render) =
+        (None, None, None, None, None, None);
     for attribute in element.attributes() {
         let attribute = attribute.map_err(|e| e.to_string())?;
         let value = attribute.unescape_value().map_err(|e| e.to_string())?;
@@ -237,6 +246,7 @@ fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>
             b"title" => &mut title,
             b"text" => &mut text,
             b"category" => &mut category,
+            b"render" => &mut render,
             _ => continue,
         };
         let value = value.trim();
@@ -259,6 +269,7 @@ fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>
             url,
             title: label.clone(),
             tags,
+            render,
         }),
         label,
     ))

@@ -17,6 +17,7 @@ fn watch(url: &str) -> Watch {
         created: 1_700_000_000,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     }
 }
 
@@ -390,6 +391,7 @@ fn rss_snapshot() {
         created: 1_699_000_000,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     };
     let items = [
         Item {
@@ -467,11 +469,13 @@ fn opml_export_round_trips() {
                 url: a.url.clone(),
                 title: Some("News & <Views> \"quoted\"\tand\nlines".to_owned()),
                 tags: Vec::new(),
+                render: None,
             },
             OpmlEntry {
                 url: b.url.clone(),
                 title: Some(b.url.clone()),
                 tags: Vec::new(),
+                render: None,
             },
         ]
     );
@@ -548,16 +552,19 @@ fn opml_parse_finds_nested_outlines_and_skips_folders() {
                 url: "https://a.example/feed.xml".to_owned(),
                 title: Some("A feed".to_owned()),
                 tags: vec!["Tech".to_owned()],
+                render: None,
             },
             OpmlEntry {
                 url: "https://b.example/".to_owned(),
                 title: Some("B".to_owned()),
                 tags: vec!["Tech".to_owned(), "Deeper".to_owned()],
+                render: None,
             },
             OpmlEntry {
                 url: "https://c.example/?x=1&y=2".to_owned(),
                 title: Some("C & D".to_owned()),
                 tags: Vec::new(),
+                render: None,
             },
         ]
     );

@@ -34,6 +34,7 @@ struct CreateBody {
     select: Option<String>,
     keywords: Option<Vec<String>>,
     strategy: Option<String>,
+    render: Option<String>,
     backfill: Option<u32>,
     tags: Option<Vec<String>>,
 }
@@ -48,6 +49,11 @@ pub struct WatchJson {
     pub depth: u8,
     pub select: Option<String>,
     pub keywords: Vec<String>,
+    /// How the page is read: plain, browser or auto.
+    pub render: &'static str,
+    /// The last render of the page in the browser since the service started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_render: Option<RenderJson>,
     pub feed_url: String,
     pub feeds: FeedUrls,
     pub created: String,
@@ -88,6 +94,29 @@ pub struct WatchJson {
     /// The last webhook delivery, and why it failed (`null`: delivered).
     pub webhook_at: Option<String>,
     pub webhook_error: Option<String>,
+}
+
+/// The last render of a watch's page.
+#[derive(Debug, Serialize)]
+pub struct RenderJson {
+    pub ms: u64,
+    pub ok: bool,
+    /// Requests of the page answered, refused by the guard, blocked unsent.
+    pub requests: u64,
+    pub refused: u64,
+    pub blocked: u64,
+}
+
+/// The last render of `w`'s page, if the browser rendered it.
+pub fn last_render(app: &App, w: &Watch) -> Option<RenderJson> {
+    let r = app.fetcher.browser()?.last_render(&w.url)?;
+    Some(RenderJson {
+        ms: r.ms,
+        ok: r.ok,
+        requests: r.requests,
+        refused: r.refused,
+        blocked: r.blocked,
+    })
 }
 
 /// How a watch is scheduled (`docs/design.md` §4).
@@ -181,6 +210,8 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         depth: w.depth,
         select: w.select.clone(),
         keywords: w.keywords.clone(),
+        render: w.render.as_str(),
+        last_render: last_render(app, w),
         feed_url: app.feed_url_at(base, &w.id, "xml"),
         feeds: FeedUrls {
             rss: app.feed_url_at(base, &w.id, "xml"),
@@ -252,8 +283,18 @@ async fn create(
             ))
         })?),
     };
+    let render = match b.render.as_deref() {
+        None => None,
+        Some(name) => Some(crate::model::Render::parse(name).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "render `{name}` is not one of {}",
+                crate::model::Render::NAMES
+            ))
+        })?),
+    };
     let req = NewWatch {
         strategy,
+        render,
         url: b.url,
         depth: b.depth,
         title: b.title,
@@ -522,6 +563,23 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
     };
     let mut valid = Vec::new();
     for e in entries {
+        let render = match e.render.as_deref() {
+            None => None,
+            Some(name) => {
+                if let Some(r) = crate::model::Render::parse(name) {
+                    Some(r)
+                } else {
+                    report.rejected.push(Rejected {
+                        url: e.url,
+                        error: format!(
+                            "render `{name}` is not one of {}",
+                            crate::model::Render::NAMES
+                        ),
+                    });
+                    continue;
+                }
+            }
+        };
         let req = NewWatch {
             url: e.url.clone(),
             title: e.title,
@@ -530,6 +588,7 @@ pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
                 .iter()
                 .filter_map(|t| crate::app::tag_from_folder(t))
                 .collect(),
+            render,
             ..NewWatch::default()
         };
         match app.validate(&req) {

@@ -169,6 +169,7 @@ async fn tag_feed(
         created: 0,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     };
     let title = format!("sitefeed: {tag}");
     let updated = items.first().map_or(0, |i| i.first_seen);

@@ -57,11 +57,28 @@ async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
 async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
-    Ok((
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics
-            .render(app.store.size_on_disk(), app.store.failing().is_some()),
-    ))
+    let mut text = app
+        .metrics
+        .render(app.store.size_on_disk(), app.store.failing().is_some());
+    // Watches by render mode: counted from the watches (a scan, unlike the gauges above).
+    let all = app.store.watches()?;
+    let by_render = [
+        crate::model::Render::Plain,
+        crate::model::Render::Browser,
+        crate::model::Render::Auto,
+    ]
+    .map(|r| (r.as_str(), all.iter().filter(|w| w.render == r).count()));
+    let browser = app.fetcher.browser();
+    text.push_str(&crate::metrics::Metrics::render_browser(
+        &by_render,
+        browser.map(crate::fetch::browser::Browser::health).as_ref(),
+        browser.map_or(0, |b| {
+            b.stats()
+                .requests
+                .load(std::sync::atomic::Ordering::Relaxed)
+        }),
+    ));
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
 }
 
 /// Serves until `cancel` fires, then finishes in-flight requests.

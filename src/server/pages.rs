@@ -188,6 +188,7 @@ struct AddForm {
     keywords: Option<String>,
     backfill: Option<String>,
     tags: Option<String>,
+    render: Option<String>,
     csrf: Option<String>,
 }
 
@@ -215,6 +216,14 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
                 label { "Tags " input name="tags" placeholder="news, research" value=(v(&f.tags)); }
                 label { "Backfill " input name="backfill" type="number" min="0" max="100" size="4"
                     placeholder="0" value=(v(&f.backfill)); }
+                @let render = f.render.clone().unwrap_or_else(|| "plain".into());
+                label { "Read "
+                    select name="render" {
+                        @for (r, text) in [("plain", "as served"), ("browser", "in the browser (scripts run)"), ("auto", "in the browser if it is an empty app shell")] {
+                            option value=(r) selected[render == r] { (text) }
+                        }
+                    }
+                }
                 button type="submit" { "Watch" }
                 p.muted { "The first check only records the page. The feed then says the page is watched, "
                     "or, with a backfill of N, carries the page's first N entries." }
@@ -329,7 +338,9 @@ fn index_body(
                             @let tz = app.tz_for(w);
                             tr.watchrow {
                                 td {
-                                    a.watch href={ "/watches/" (w.id) } { bdi { (title) } } br;
+                                    a.watch href={ "/watches/" (w.id) } { bdi { (title) } }
+                                    @if !w.render.is_plain() { " " span.render.muted title="how the page is read" { "[" (w.render.as_str()) "]" } }
+                                    br;
                                     a.muted.url href=(w.url) { bdi { (w.url) } }
                                     @if !w.options.tags.is_empty() {
                                         br; @for t in &w.options.tags { a.tag href={ "/?tag=" (super::feeds::query_value(t)) } { (t) } " " }
@@ -352,6 +363,11 @@ fn index_body(
                     }
                 }
             }
+        }
+        @if let Some(b) = app.fetcher.browser().filter(|b| {
+            b.health().state != "idle" || rows.iter().any(|r| !r.1.render.is_plain())
+        }) {
+            (browser_health(&b.health()))
         }
         h2 { "OPML" }
         p { a href={ "/opml" (app.key_query()) } { "Export all feeds as OPML" } }
@@ -470,6 +486,12 @@ async fn add(
             backfill: number("backfill", f.backfill.as_deref())?,
             strategy: None,
             tags: f.tags.iter().map(ToOwned::to_owned).collect(),
+            render: match f.render.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(r) => Some(crate::model::Render::parse(r).ok_or_else(|| {
+                    format!("read `{r}` is not one of {}", crate::model::Render::NAMES)
+                })?),
+            },
         })
     })();
     let result = parsed
@@ -495,6 +517,31 @@ fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
         .ok_or_else(|| ApiError::NotFound(format!("watch {id}")))
 }
 
+/// The headless browser's state, for the index when some watch renders.
+fn browser_health(h: &crate::fetch::browser::Health) -> Markup {
+    html! {
+        h2 { "Browser" }
+        table #browser {
+            tr { th { "State" } td {
+                @match h.state {
+                    "running" => span.ok { "running" },
+                    "down" => span.err { "down (started again by the next render)" },
+                    _ => span.muted { "not started (it starts on the first render)" },
+                }
+                " · " (h.endpoint)
+            } }
+            tr { th { "Tabs" } td { (h.tabs_busy) " of " (h.tabs) " rendering" } }
+            tr { th { "Renders" } td {
+                (h.renders) " (" (h.failures) " failed), " (h.restarts) " restarts"
+                @if let Some(ms) = h.mean_render_ms { "; " (ms) " ms on average" }
+            } }
+            tr { th { "Requests of pages" } td { (h.refused) " refused (private addresses and the like), " (h.blocked) " blocked unsent (images, fonts, media, limits)" } }
+            @if let Some(m) = h.memory_bytes { tr { th { "Memory" } td { (m / (1024 * 1024)) " MiB (proportional set size of its processes)" } } }
+            @if let Some(e) = &h.last_error { tr { th { "Last error" } td.err { (e) } } }
+        }
+    }
+}
+
 fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
     html! {
         h1 { bdi { (app.display_title(w, s)) } }
@@ -504,6 +551,17 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
         @if !w.keywords.is_empty() { p { "Keywords: " (w.keywords.join(", ")) } }
         @if !w.options.tags.is_empty() { p.tags { "Tags: " @for t in &w.options.tags { span.tag { (t) } " " } } }
         @if w.options.paused { p.msg #paused { "Paused: the scheduler does not check this watch." } }
+        @match w.render {
+            crate::model::Render::Browser => p #render { "Read in the headless browser: its scripts run, and the page as they leave it is read." },
+            crate::model::Render::Auto => p #render { "Read as served, and in the headless browser when that is an empty application shell." },
+            crate::model::Render::Plain => {},
+        }
+        @if let Some(r) = super::api::last_render(app, w) {
+            p #last-render {
+                "Last render: " (r.ms) " ms, " @if r.ok { "ok" } @else { span.err { "failed" } }
+                "; " (r.requests) " requests answered, " (r.refused) " refused, " (r.blocked) " blocked"
+            }
+        }
     }
 }
 

@@ -48,7 +48,11 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
             watch.url
         )));
     };
-    let page = match app.fetcher.get(&url, &Validators::default()).await {
+    let page = match app
+        .fetcher
+        .get_as(&url, &Validators::default(), watch.into())
+        .await
+    {
         Ok(FetchOutcome::Page(p)) => p,
         Ok(FetchOutcome::NotModified) => {
             return Ok(Err(

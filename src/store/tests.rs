@@ -12,6 +12,7 @@ fn watch(url: &str) -> Watch {
         created: 100,
         strategy: None,
         options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
     }
 }
 
