@@ -34,10 +34,7 @@ use std::path::{Path, PathBuf};
 /// The page analysis (`analysis`, `entries`, `diff`, `extract`) and `model`, `config`
 /// and `fetch` are on no cycle.
 const ON_CYCLES_TODAY: &[(&str, &[&str])] = &[
-    (
-        "app",
-        &["check", "error", "metrics", "schedule", "server", "store"],
-    ),
+    ("app", &["check", "error", "schedule", "server", "store"]),
     ("check", &["crawl", "schedule", "store"]),
     ("cli", &["remote"]),
     ("crawl", &["store"]),
