@@ -103,7 +103,11 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
         .await
         .expect("form");
     assert_eq!(r.status(), 400);
-    assert!(r.text().await.expect("page").contains("read `magic`"));
+    assert!(r
+        .text()
+        .await
+        .expect("page")
+        .contains("read <code>magic</code>"));
     let watches = app.store.watches().expect("watches");
     let mode = |host: &str| {
         watches

@@ -63,6 +63,16 @@ pub const ENV_KEYS: &[(&str, &str, Kind)] = &[
     ("deep", "template_share", Kind::Scalar),
     ("deep", "relevance_threshold", Kind::Scalar),
     ("deep", "tunnel_cutoff", Kind::Scalar),
+    ("browser", "path", Kind::Text),
+    ("browser", "ws_url", Kind::Text),
+    ("browser", "tabs", Kind::Scalar),
+    ("browser", "page_timeout_secs", Kind::Scalar),
+    ("browser", "idle_ms", Kind::Scalar),
+    ("browser", "memory_mb", Kind::Scalar),
+    ("browser", "max_renders", Kind::Scalar),
+    ("browser", "max_requests", Kind::Scalar),
+    ("browser", "max_total_bytes", Kind::Scalar),
+    ("browser", "block", Kind::List),
 ];
 
 /// Short names: (variable, section, key).
