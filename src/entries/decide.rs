@@ -219,6 +219,8 @@ struct RoleStat {
     urls: usize,
     /// Entries whose URL names one thing (a number, a slug of several words).
     specific: usize,
+    /// Entries whose URL stood on the last page.
+    on_old: usize,
 }
 
 /// What the structure says of the page's entries: which roles are entry lists, which
@@ -245,6 +247,7 @@ impl<'a> Lists<'a> {
             size[e] += 1;
             urls_in[e].insert(links[i].url.as_str());
         }
+        let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
         let mut roles: HashMap<u64, RoleStat> = HashMap::new();
         let mut role_urls: HashSet<(u64, &str)> = HashSet::new();
         for (e, &m) in entries.main.iter().enumerate() {
@@ -259,14 +262,25 @@ impl<'a> Lists<'a> {
             r.rich += usize::from(rich);
             r.width += width(&links[m].text);
             r.specific += usize::from(matches!(url_shape(&links[m].url).2, 1..=4));
+            r.on_old += usize::from(old_urls.contains(links[m].url.as_str()));
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
             }
         }
         let known: HashSet<u64> = prior.entry_roles.iter().copied().collect();
+        // A bare list that appears whole (a new role, none of its links on the last page,
+        // on a page whose entry lists are known) is a box added to the page (a menu, a
+        // block of service links), not news; if it is a list of entries, it is known as
+        // one from now on and its next entries are items.
+        let settled = !prior.old.is_empty() && !known.is_empty();
+        let new_box = |role: &u64, r: &RoleStat| {
+            settled && !known.contains(role) && r.on_old == 0 && !rich_list(r, params)
+        };
         let list_roles: HashSet<u64> = roles
             .iter()
-            .filter(|(role, r)| known.contains(role) || entry_list(r, params))
+            .filter(|(role, r)| {
+                known.contains(role) || (entry_list(r, params) && !new_box(role, r))
+            })
             .map(|(&role, _)| role)
             .collect();
         let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::new();
@@ -343,9 +357,14 @@ impl<'a> Lists<'a> {
 /// where a menu's name sections (`/sport/`, `/about`).
 fn entry_list(r: &RoleStat, params: &Params) -> bool {
     r.urls >= 2
-        && (r.rich as f64 >= params.rich_share * r.entries as f64
+        && (rich_list(r, params)
             || r.width >= params.bare_title_width * r.entries
             || r.specific * 2 > r.entries)
+}
+
+/// A list role whose blocks hold content besides their link.
+fn rich_list(r: &RoleStat, params: &Params) -> bool {
+    r.rich as f64 >= params.rich_share * r.entries as f64
 }
 
 /// Identity by title: distinctive titles that stand once on each page, compared by their
