@@ -341,7 +341,7 @@ fn grid() -> Vec<crate::analysis::Params> {
 }
 
 /// `sitefeed eval --loso DIR`: leave-one-site-out. For every site, the analysis'
-/// parameters are chosen from [`grid`] by the micro F1 on entries of all *other* sites,
+/// parameters are chosen from a small grid by the micro F1 on entries of all *other* sites,
 /// and the site is scored with them; beside it, the site's score with the defaults (no
 /// choice made on any site) and the naive method. Prints one Markdown table.
 pub fn loso(dir: &Path, opts: &Options<'_>, out: &mut dyn Write) -> Result<(), Error> {
