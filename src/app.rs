@@ -259,7 +259,18 @@ impl App {
             .map_err(|e| AppError::Internal(e.to_string()))?
             .with_browser(&config.browser);
         let metrics = Metrics::default();
-        metrics.set_watches(store.watch_count()?);
+        // Counted once here; kept up to date as watches come and go.
+        let mut by_render = [0u64; 3];
+        let mut count = 0u64;
+        for w in store.watches()? {
+            count += 1;
+            by_render[match w.render {
+                crate::model::Render::Plain => 0,
+                crate::model::Render::Browser => 1,
+                crate::model::Render::Auto => 2,
+            }] += 1;
+        }
+        metrics.set_watches(count, by_render);
         Ok(Self {
             config,
             store,
@@ -350,7 +361,7 @@ impl App {
                 .ok_or_else(|| AppError::Internal("watch vanished while adding".into()))?;
             return Ok((existing, false));
         }
-        self.metrics.watch_added();
+        self.metrics.watch_added(watch.render);
         self.wake.notify_one();
         Ok((watch, true))
     }
@@ -451,9 +462,10 @@ impl App {
     pub async fn remove(&self, id: &WatchId) -> Result<bool, AppError> {
         let lock = self.lock_for(id);
         let _guard = lock.lock().await;
+        let render = self.store.watch(id)?.map(|w| w.render);
         let removed = self.store.remove_watch(id)?;
-        if removed {
-            self.metrics.watch_removed();
+        if let (true, Some(render)) = (removed, render) {
+            self.metrics.watch_removed(render);
         }
         if let Ok(mut locks) = self.locks.lock() {
             locks.remove(id);

@@ -8,6 +8,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::model::Render;
+
+/// The slot of a render mode in the gauges.
+fn render_slot(r: Render) -> usize {
+    match r {
+        Render::Plain => 0,
+        Render::Browser => 1,
+        Render::Auto => 2,
+    }
+}
+
 /// Upper bounds of the check latency histogram, seconds.
 const BUCKETS: [f64; 10] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
 
@@ -18,6 +29,8 @@ pub struct Metrics {
     site_pages: AtomicU64,
     /// Watches in the store.
     watches: AtomicU64,
+    /// Watches by how they read their page (plain, browser, auto).
+    by_render: [AtomicU64; 3],
     /// Due watches not started yet, at the scheduler's last look.
     queued: AtomicU64,
     /// Checks running now.
@@ -69,19 +82,35 @@ impl Metrics {
         h.count += 1;
     }
 
-    /// The number of watches, counted once at start.
-    pub fn set_watches(&self, n: u64) {
+    /// The watches, counted once at start (their number, and how many read their page
+    /// each way).
+    pub fn set_watches(&self, n: u64, by_render: [u64; 3]) {
         self.watches.store(n, Ordering::Relaxed);
+        for (g, v) in self.by_render.iter().zip(by_render) {
+            g.store(v, Ordering::Relaxed);
+        }
     }
 
-    pub fn watch_added(&self) {
+    pub fn watch_added(&self, render: Render) {
         self.watches.fetch_add(1, Ordering::Relaxed);
+        self.by_render[render_slot(render)].fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn watch_removed(&self) {
-        let _ = self
-            .watches
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    pub fn watch_removed(&self, render: Render) {
+        for g in [&self.watches, &self.by_render[render_slot(render)]] {
+            let _ = g.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        }
+    }
+
+    /// Watches by render mode, as kept up to date by [`Metrics::watch_added`] and
+    /// [`Metrics::watch_removed`].
+    pub fn by_render(&self) -> [(&'static str, usize); 3] {
+        [Render::Plain, Render::Browser, Render::Auto].map(|r| {
+            (
+                r.as_str(),
+                self.by_render[render_slot(r)].load(Ordering::Relaxed) as usize,
+            )
+        })
     }
 
     /// The scheduler's view: due watches waiting, checks running.

@@ -262,7 +262,9 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
         sitefeed::schedule::Adaptive::initial(&app.config.schedule),
     );
     app.store.insert_watch(&hidden, &state).expect("insert");
-    assert_eq!(scrape().await("sitefeed_watches"), 5);
+    let m = scrape().await;
+    assert_eq!(m("sitefeed_watches"), 5);
+    assert_eq!(m("sitefeed_watches_by_render{render=\"plain\"}"), 5);
     // The queue: five due watches of one host, which takes two at once (one request in
     // flight, one queued): three wait.
     let runner = sitefeed::schedule::runner::Runner::new(app.clone());

@@ -60,14 +60,7 @@ async fn metrics(
     let mut text = app
         .metrics
         .render(app.store.size_on_disk(), app.store.failing().is_some());
-    // Watches by render mode: counted from the watches (a scan, unlike the gauges above).
-    let all = app.store.watches()?;
-    let by_render = [
-        crate::model::Render::Plain,
-        crate::model::Render::Browser,
-        crate::model::Render::Auto,
-    ]
-    .map(|r| (r.as_str(), all.iter().filter(|w| w.render == r).count()));
+    let by_render = app.metrics.by_render();
     let browser = app.fetcher.browser();
     text.push_str(&crate::metrics::Metrics::render_browser(
         &by_render,

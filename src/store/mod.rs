@@ -709,16 +709,6 @@ impl Store {
         }
     }
 
-    /// Number of watches (a scan of their keys: for counting once at start).
-    pub fn watch_count(&self) -> Result<u64, StoreError> {
-        let mut n = 0;
-        for k in self.db()?.scan_prefix([keys::WATCH]).keys() {
-            k?;
-            n += 1;
-        }
-        Ok(n)
-    }
-
     /// Number of entries in the due index.
     pub fn due_len(&self) -> usize {
         self.db()
