@@ -369,3 +369,35 @@ fn a_backfill_is_the_first_entries_not_the_menu() {
     let got: Vec<String> = first.new_items.into_iter().map(|i| i.title).collect();
     assert_eq!(got, titles([6, 5, 4]));
 }
+
+#[test]
+fn a_read_more_link_to_the_same_story_is_no_title_edit() {
+    let row = |n: u32, t: &str| {
+        format!(
+            "<li class=n><a href='/n/{n}'>{t}</a> <a href='/n/{n}'>Read more</a> 2024-05-0{n}</li>"
+        )
+    };
+    let page = |rows: &[String]| format!("<html><body><ul>{}</ul></body></html>", rows.concat());
+    let old = page(&[
+        row(2, "Second story of the week"),
+        row(1, "First story of the week"),
+    ]);
+    let new = page(&[
+        row(3, "Third story of the week"),
+        row(2, "Second story of the week"),
+        row(1, "First story of the week, corrected"),
+    ]);
+    let fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    let first = run(&fresh, &Past(Vec::new()), &old);
+    let mut prev = fresh;
+    prev.link_fingerprint = Some(first.link_fingerprint);
+    prev.entry_roles = first.entry_roles;
+    let second = run(&prev, &Past(first.links), &new);
+    let titles: Vec<&str> = second.new_items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["Third story of the week"]);
+    let retitled: Vec<&str> = second.retitled.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(retitled, ["First story of the week, corrected"]);
+}

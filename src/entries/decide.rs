@@ -432,11 +432,15 @@ pub fn decide<E>(
     }
     let pager = moved_slots(prior.old, links);
     let titles = Titles::new(prior.old, links, params.distinct_title_width);
-    let old_text: HashMap<&str, &str> = prior
-        .old
-        .iter()
-        .map(|l| (l.url.as_str(), l.text.as_str()))
-        .collect();
+    // The texts each URL of the last page stood under (a story's title and its "Read
+    // more" share one URL).
+    let mut old_text: HashMap<&str, Vec<&str>> = HashMap::new();
+    for l in prior.old {
+        old_text
+            .entry(l.url.as_str())
+            .or_default()
+            .push(l.text.as_str());
+    }
 
     // The verdict of each place, and the entries of entry lists (for a backfill).
     let mut place = vec![Verdict::Seen; links.len()];
@@ -477,9 +481,10 @@ pub fn decide<E>(
             .iter()
             .copied()
             .filter(|&m| {
-                old_text
-                    .get(links[m].url.as_str())
-                    .is_some_and(|t| !t.is_empty() && *t != links[m].text)
+                old_text.get(links[m].url.as_str()).is_some_and(|texts| {
+                    texts.iter().any(|t| !t.is_empty())
+                        && !texts.iter().any(|t| *t == links[m].text)
+                })
             })
             .collect()
     };
