@@ -147,6 +147,34 @@ impl Driver {
             .to_owned()
     }
 
+    /// The text of the first element matching `css` now, `None` while there is none or it
+    /// goes stale (the page is navigating).
+    async fn text_of(&self, css: &str) -> Option<String> {
+        let r = self
+            .http
+            .post(format!("{}/session/{}/element", self.url, self.session))
+            .json(&json!({"using": "css selector", "value": css}))
+            .send()
+            .await
+            .ok()?;
+        let v: Value = r.json().await.ok()?;
+        let el = v["value"][ELEMENT].as_str()?.to_owned();
+        let r = self
+            .http
+            .get(format!(
+                "{}/session/{}/element/{el}/text",
+                self.url, self.session
+            ))
+            .send()
+            .await
+            .ok()?;
+        if !r.status().is_success() {
+            return None;
+        }
+        let v: Value = r.json().await.ok()?;
+        v["value"].as_str().map(str::to_owned)
+    }
+
     async fn attr(&self, el: &str, name: &str) -> String {
         self.s(
             reqwest::Method::GET,
@@ -463,9 +491,10 @@ async fn search_tag_filter_edit_pause_and_a_narrow_screen_in_chromium() {
     d.type_in(&tags, "news, Research").await;
     let save = d.find("#edit button[type=submit]").await;
     d.click(&save).await;
-    let h1 = d.find("h1").await;
+    // The form posts and the page reloads: wait for the new heading (the old one goes
+    // stale on the way).
     for _ in 0..50 {
-        if d.text(&h1).await == "Renamed board" {
+        if d.text_of("h1").await.as_deref() == Some("Renamed board") {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
