@@ -634,6 +634,18 @@ impl Store {
         note: Option<String>,
         due_at: Option<i64>,
     ) -> Result<(), StoreError> {
+        self.shared
+            .health
+            .guard(|| self.update_watch_unguarded(watch, rebaseline, note, due_at))
+    }
+
+    fn update_watch_unguarded(
+        &self,
+        watch: &Watch,
+        rebaseline: bool,
+        note: Option<String>,
+        due_at: Option<i64>,
+    ) -> Result<(), StoreError> {
         let Some(prev) = self.state(&watch.id)? else {
             return Err(StoreError::NoWatch(watch.id.clone()));
         };
@@ -675,14 +687,16 @@ impl Store {
         at: i64,
         error: Option<String>,
     ) -> Result<(), StoreError> {
-        let Some(mut state) = self.state(id)? else {
-            return Err(StoreError::NoWatch(id.clone()));
-        };
-        state.webhook_at = Some(at);
-        state.webhook_error = error;
-        self.db()?
-            .insert(keys::watch_key(keys::STATE, id), encode(&state))?;
-        Ok(())
+        self.shared.health.guard(|| {
+            let Some(mut state) = self.state(id)? else {
+                return Err(StoreError::NoWatch(id.clone()));
+            };
+            state.webhook_at = Some(at);
+            state.webhook_error = error;
+            self.db()?
+                .insert(keys::watch_key(keys::STATE, id), encode(&state))?;
+            Ok(())
+        })
     }
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.

@@ -248,3 +248,25 @@ fn a_retitled_item_keeps_its_place_and_takes_the_new_title() {
     assert_eq!(items[1].title, "Edited title");
     assert_ne!(items[0].title, "Edited title");
 }
+
+#[test]
+fn edits_and_webhook_outcomes_on_a_full_disk_are_refused_as_full_and_keep_the_watch() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    s.simulate_full_disk(true);
+    let mut edited = w.clone();
+    edited.title = Some("Edited".into());
+    let e = s
+        .update_watch(&edited, true, None, None)
+        .expect_err("an edit on a full disk");
+    assert!(e.is_full(), "{e}");
+    assert!(s.failing().is_some(), "the store's health knows");
+    let e = s
+        .set_webhook_outcome(&w.id, 20, Some("down".into()))
+        .expect_err("a webhook outcome on a full disk");
+    assert!(e.is_full(), "{e}");
+    s.simulate_full_disk(false);
+    s.recover().expect("recovered");
+    assert_eq!(s.watch(&w.id).expect("read").expect("kept").title, None);
+}
