@@ -260,17 +260,7 @@ impl App {
             .with_browser(&config.browser);
         let metrics = Metrics::default();
         // Counted once here; kept up to date as watches come and go.
-        let mut by_render = [0u64; 3];
-        let mut count = 0u64;
-        for w in store.watches()? {
-            count += 1;
-            by_render[match w.render {
-                crate::model::Render::Plain => 0,
-                crate::model::Render::Browser => 1,
-                crate::model::Render::Auto => 2,
-            }] += 1;
-        }
-        metrics.set_watches(count, by_render);
+        metrics.set_watches(store.watches()?.iter().map(|w| w.render));
         Ok(Self {
             config,
             store,

@@ -82,10 +82,14 @@ impl Metrics {
         h.count += 1;
     }
 
-    /// The watches, counted once at start (their number, and how many read their page
-    /// each way).
-    pub fn set_watches(&self, n: u64, by_render: [u64; 3]) {
-        self.watches.store(n, Ordering::Relaxed);
+    /// The watches, counted once at start from how each reads its page.
+    pub fn set_watches(&self, renders: impl Iterator<Item = Render>) {
+        let mut by_render = [0u64; 3];
+        for r in renders {
+            by_render[render_slot(r)] += 1;
+        }
+        self.watches
+            .store(by_render.iter().sum(), Ordering::Relaxed);
         for (g, v) in self.by_render.iter().zip(by_render) {
             g.store(v, Ordering::Relaxed);
         }

@@ -120,22 +120,6 @@ pub fn replay(
     Ok(())
 }
 
-/// The new items of each snapshot, with the snapshot's file name, in order.
-pub fn replay_items(
-    files: &[PathBuf],
-    base: &Url,
-    select: Option<&str>,
-) -> Result<Vec<(crate::model::Item, String)>, Error> {
-    let mut found = Vec::new();
-    for (name, report) in replay_reports(files, base, select)? {
-        if let Some(e) = &report.error {
-            tracing::warn!(file = %name, error = %e, "snapshot skipped");
-        }
-        found.extend(report.new_items.into_iter().map(|i| (i, name.clone())));
-    }
-    Ok(found)
-}
-
 /// The check report of each snapshot, with the snapshot's file name, in order: each file
 /// is one check of one watch through [`check::analyse`] and [`check::apply`] on a
 /// temporary store (the evaluation scores these).
