@@ -206,6 +206,7 @@ fn check(store: &Store, id: &WatchId, page: &mut Page, round: u64, now: i64) {
             title: e.title.clone(),
             link: url,
             first_seen: now,
+            ..Item::default()
         }
     };
     let new_items: Vec<Item> = new_ids.iter().rev().map(|&i| item(page, i)).collect();
