@@ -57,6 +57,12 @@ pub struct Facts {
     images: Vec<(u32, Img)>,
     /// Elements that name an author: (element id, a `content` attribute if any).
     authors: Vec<(u32, Option<String>)>,
+    /// Headings `h1`..`h6` (ascending ids).
+    headings: Vec<u32>,
+    /// Open elements whose text is not shown (`hidden`, an inline `display:none`,
+    /// `template`, `noscript`): their text is left out. (`aria-hidden` text is shown on
+    /// screen, and stays.)
+    hiding: Vec<u32>,
 }
 
 /// The attributes of an `img` that say where its picture is and how large.
@@ -84,6 +90,14 @@ impl Facts {
         let at = self.text.len() as u32;
         self.span[i] = at..at;
         self.sub_end[i] = id + 1;
+        if matches!(tag, "template" | "noscript" | "title" | "desc")
+            || el.has_attribute("hidden")
+            || el
+                .get_attribute("style")
+                .is_some_and(|s| crate::extract::links::style_hides(&s))
+        {
+            self.hiding.push(id);
+        }
         let attr = |n: &str| el.get_attribute(n).filter(|v| !v.trim().is_empty());
         if tag == "img" {
             let num = |n: &str| attr(n).and_then(|v| v.trim().trim_end_matches("px").parse().ok());
@@ -99,6 +113,19 @@ impl Facts {
                     height: num("height"),
                 },
             ));
+        }
+        if let Some(url) = attr("style").as_deref().and_then(background_image) {
+            // A picture shown as an inline background (`style="background-image:url(..)"`).
+            self.images.push((
+                id,
+                Img {
+                    src: Some(url),
+                    ..Img::default()
+                },
+            ));
+        }
+        if matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+            self.headings.push(id);
         }
         let itemprop = attr("itemprop").unwrap_or_default();
         let has = |list: &str, word: &str| {
@@ -130,6 +157,10 @@ impl Facts {
 
     /// The element `id` ends; `next` is the id the next element will get.
     pub fn close(&mut self, id: u32, next: u32) {
+        // (an element and whatever inside it was left open)
+        while self.hiding.last().is_some_and(|&h| h >= id) {
+            self.hiding.pop();
+        }
         let end = self.text.len() as u32;
         if let Some(s) = self.span.get_mut(id as usize) {
             s.end = end;
@@ -157,6 +188,9 @@ impl Facts {
 
     /// A chunk of a visible text node (`last`: the node ends with it).
     pub fn chunk(&mut self, s: &str, last: bool) {
+        if !self.hiding.is_empty() {
+            return;
+        }
         if self.node.is_empty() && !s.contains('&') {
             self.push(s);
             return;
@@ -192,6 +226,11 @@ impl Facts {
         }
     }
 
+    /// The visible text of element `id` (empty for `None`), for tracing.
+    pub fn block_text(&self, id: Option<u32>) -> &str {
+        id.map_or("", |id| self.text_of(id))
+    }
+
     fn text_of(&self, id: u32) -> &str {
         self.span
             .get(id as usize)
@@ -208,6 +247,20 @@ impl Facts {
             .unwrap_or(id + 1)
             .max(id + 1)
     }
+}
+
+/// The URL of a `background-image` (or `background`) in an inline style.
+fn background_image(style: &str) -> Option<String> {
+    let lower = style.to_ascii_lowercase();
+    let at = lower.find("background")?;
+    let open = at + lower[at..].find("url(")? + 4;
+    let close = open + lower[open..].find(')')?;
+    let url = style
+        .get(open..close)?
+        .trim()
+        .trim_matches(['"', '\''])
+        .trim();
+    (!url.is_empty()).then(|| url.to_owned())
 }
 
 /// What an entry says of itself.
@@ -267,6 +320,8 @@ pub fn content(facts: &Facts, e: &EntryRef<'_>, now: i64, tz: Tz) -> Content {
 }
 
 /// See the module doc: the prose blocks of the entry's text, its links' text left out.
+/// A main link that holds blocks (a whole card inside one `<a>`) is not left out whole:
+/// its headings are, or when it has none its first block of some words (the headline).
 fn summary(
     facts: &Facts,
     block: u32,
@@ -275,14 +330,31 @@ fn summary(
     title: &str,
 ) -> Option<String> {
     let span = facts.span.get(block as usize)?.clone();
-    // The byte ranges of link text to leave out, in order.
+    let own_span = facts.span.get(own as usize)?.clone();
+    let card = facts
+        .breaks
+        .iter()
+        .any(|&b| b > own_span.start && b < own_span.end);
+    // The byte ranges of text to leave out, in order.
     let mut cut: Vec<Range<u32>> = links
         .iter()
         .filter(|&&(id, same)| {
-            !(same && id != own && prose(facts.text_of(id)) && facts.text_of(id) != title)
+            (!card || id != own) && (!same || id == own || !teaser(facts.text_of(id), title))
         })
         .filter_map(|&(id, _)| facts.span.get(id as usize).cloned())
         .collect();
+    let mut headline = false;
+    if card {
+        let inside = facts.within(own);
+        let heads: Vec<Range<u32>> = facts
+            .headings
+            .iter()
+            .filter(|id| inside.contains(id))
+            .filter_map(|&id| facts.span.get(id as usize).cloned())
+            .collect();
+        headline = heads.is_empty();
+        cut.extend(heads);
+    }
     cut.sort_by_key(|r| r.start);
     // Segments between block boundaries (a paragraph, a date line, a byline).
     let lo = facts.breaks.partition_point(|&b| b <= span.start);
@@ -311,12 +383,37 @@ fn summary(
             .filter(|w| w.chars().any(char::is_alphanumeric))
             .collect::<Vec<_>>()
             .join(" ");
+        if headline && a >= own_span.start && b <= own_span.end && headline_like(&seg) {
+            // The first block of some words in a card without headings is its headline
+            // (a category label before it is one or two words).
+            headline = false;
+            continue;
+        }
         if prose(&seg) && seg != title.trim() {
             kept.push(seg);
         }
     }
     let text = kept.join(" ");
     (!text.is_empty()).then(|| cut_at(&text, SUMMARY_CHARS))
+}
+
+/// A second link to the entry's URL holds its teaser: prose that is not the title
+/// again (a hidden or aria-hidden copy of the headline is).
+fn teaser(text: &str, title: &str) -> bool {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let (t, h) = (key(text), key(title));
+    prose(text) && !t.contains(&h) && !h.contains(&t)
+}
+
+/// Three words or more (six CJK characters): a headline, not a label.
+fn headline_like(s: &str) -> bool {
+    let cjk = s.chars().filter(|&c| u32::from(c) >= 0x2E80).count();
+    s.split_whitespace().count() >= 3 || cjk >= 6
 }
 
 /// Reads as a sentence or more: at least eight words, or twenty CJK characters.

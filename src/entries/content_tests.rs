@@ -378,3 +378,43 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn cards_inside_one_link_give_their_text_but_not_their_headline() {
+    let card = |id: u32, heading: bool| {
+        let head = if heading {
+            format!("<h3>Notice number {id} for all members</h3>")
+        } else {
+            format!("<div class=headline>Notice number {id} for all members of the club</div>")
+        };
+        format!(
+            "<article><a href=/n/{id}><div class=pic style=\"background-image: url('/img/{id}.jpg')\"></div>\
+             <p>#members</p>{head}<p>The annual meeting moves to the town hall this year, \
+             and members are asked to register by the end of the month.</p>\
+             <p>2024/04/0{id}</p></a></article>"
+        )
+    };
+    let html = format!(
+        "<main>{}{}{}</main>",
+        card(1, true),
+        card(2, true),
+        card(3, false)
+    );
+    let all = contents(&html, Tz::UTC);
+    for (title, c) in &all {
+        assert_eq!(
+            c.summary.as_deref(),
+            Some(
+                "The annual meeting moves to the town hall this year, and members are asked \
+                 to register by the end of the month."
+            ),
+            "{title}"
+        );
+        assert!(c
+            .image
+            .as_deref()
+            .is_some_and(|u| u.starts_with("https://example.org/img/")));
+        assert!(c.published.is_some());
+    }
+    assert_eq!(all.len(), 3);
+}

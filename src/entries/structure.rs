@@ -635,10 +635,7 @@ fn pass(html: &str, with_text: bool, with_facts: bool) -> Option<State> {
         if with_text {
             st.on_doc_text(t);
         }
-        if with_facts
-            && t.text_type() == TextType::Data
-            && !st.stack.last().is_some_and(|f| f.hidden)
-        {
+        if with_facts && t.text_type() == TextType::Data {
             if let Some(f) = &mut st.facts {
                 f.chunk(t.as_str(), t.last_in_text_node());
             }
