@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use url::Url;
 
 use crate::diff;
-use crate::entries::{self, decide, Context};
+use crate::entries::{decide, Context};
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::Validators;
 use crate::model::{hex, Item, Link, Watch};
@@ -166,8 +166,15 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.to_string())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
-    let mut page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
-        Ok(p) => p,
+    // The one pass over the page: links, their contexts and the page's blocks.
+    let parsed = extract::parse(
+        &decoded.text,
+        input.url,
+        selector.as_ref(),
+        extract::Gather::Structure,
+    );
+    let (mut page, mut structure) = match parsed {
+        Ok(p) => (p.page, p.structure),
         Err(e) => return Ok(Err(e.to_string())),
     };
     if page.links.is_empty() {
@@ -177,7 +184,6 @@ pub fn analyse<H: History>(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
-    let mut structure = entries::structure(&decoded.text, input.url, &page.links);
     // Deep watches: the site's template links and blocks are noise, removed before the
     // denoised fingerprint and the diff.
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {
