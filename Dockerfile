@@ -9,6 +9,7 @@ WORKDIR /src
 # Dependencies first, in their own layer: it is rebuilt only when Cargo.toml or
 # Cargo.lock change, not on every source edit.
 COPY Cargo.toml Cargo.lock ./
+COPY crates ./crates
 COPY benches ./benches
 COPY bench ./bench
 RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
