@@ -11,7 +11,7 @@
 //! fingerprint → the improved-LCS diff with selective extraction → the entry decision
 //! ([`crate::entries::decide`]).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use url::Url;
 
@@ -228,7 +228,7 @@ pub fn analyse<H: History>(
     // says which of those are entries. A link the differ calls moved (its key stood on
     // the old page) is seen.
     let inserted: HashSet<usize> = if baseline {
-        HashSet::new()
+        HashSet::default()
     } else {
         diff::new_links(&old, &page.links, &|l: &Link| match seen(&l.url) {
             Ok(s) => s,
@@ -285,7 +285,7 @@ pub fn analyse<H: History>(
     };
     let mut new_items: Vec<Item> = decision.items.iter().map(|&i| item_at(i)).collect();
     if baseline && prev.backfill > 0 {
-        let mut once = HashSet::new();
+        let mut once = HashSet::default();
         new_items = decision
             .entries
             .iter()
@@ -302,7 +302,7 @@ pub fn analyse<H: History>(
     // URLs that leave the page join the seen set.
     let new_urls: HashSet<&str> = links.iter().map(|l| l.url.as_str()).collect();
     let mut seen_urls: Vec<String> = Vec::new();
-    let mut added = HashSet::new();
+    let mut added = HashSet::default();
     for l in &old {
         if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
             seen_urls.push(l.url.clone());

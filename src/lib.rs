@@ -20,6 +20,7 @@ pub mod error;
 pub mod eval;
 pub mod extract;
 pub mod fetch;
+pub mod hash;
 pub mod metrics;
 pub mod model;
 pub mod offline;

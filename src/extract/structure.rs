@@ -656,10 +656,10 @@ fn hides(el: &Element<'_, '_>, tag: &str) -> bool {
 /// to the eighth). A role whose links each stand in an element of their own, or all in
 /// one element (a flat list split by `<br>`), keeps its role.
 fn refine_roles(anchors: &mut [Anchor]) {
-    use std::collections::HashMap;
+    use crate::hash::{HashMap, HashSet};
     let parent = |a: &Anchor| a.ctx.path.len().checked_sub(2).map(|k| a.ctx.path[k]);
     // Per role: its links and the distinct parents they stand in.
-    let mut stats: HashMap<u64, (usize, std::collections::HashSet<u32>)> = HashMap::new();
+    let mut stats: HashMap<u64, (usize, HashSet<u32>)> = HashMap::default();
     for a in anchors.iter() {
         let e = stats.entry(a.ctx.role).or_default();
         e.0 += 1;
@@ -667,7 +667,7 @@ fn refine_roles(anchors: &mut [Anchor]) {
             e.1.insert(p);
         }
     }
-    let split: std::collections::HashSet<u64> = stats
+    let split: HashSet<u64> = stats
         .into_iter()
         .filter(|(_, (links, parents))| parents.len() >= 2 && *links > parents.len())
         .map(|(role, _)| role)
@@ -675,7 +675,7 @@ fn refine_roles(anchors: &mut [Anchor]) {
     if split.is_empty() {
         return;
     }
-    let mut place: HashMap<(u64, u32), u8> = HashMap::new();
+    let mut place: HashMap<(u64, u32), u8> = HashMap::default();
     for a in anchors.iter_mut() {
         if !split.contains(&a.ctx.role) {
             continue;
