@@ -114,14 +114,16 @@ impl Store {
         retitled: &[Item],
     ) -> Result<(), StoreError> {
         let db = self.db()?;
-        let titles: HashMap<&str, &str> = retitled
+        // An edit keeps the item (and its place) and dates it `updated`.
+        let titles: HashMap<&str, (&str, i64)> = retitled
             .iter()
-            .map(|i| (i.id.as_str(), i.title.as_str()))
+            .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))
             .collect();
         let retitle = |item: &mut Item| -> bool {
             match titles.get(item.id.as_str()) {
-                Some(t) if item.title != *t => {
-                    item.title = (*t).to_owned();
+                Some(&(t, at)) if item.title != t => {
+                    item.title = t.to_owned();
+                    item.updated = Some(at);
                     true
                 }
                 _ => false,
