@@ -22,9 +22,20 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .cloned()
 }
 
+/// Fills the store with `n` watches, from 8 threads (each insert is flushed; threads
+/// share the flushes).
 fn fill(store: &Store, n: usize) {
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            s.spawn(move || fill_some(store, (t..n).step_by(8)));
+        }
+    });
+    store.flush().expect("flush");
+}
+
+fn fill_some(store: &Store, ks: impl Iterator<Item = usize>) {
     let start = 1_800_000_000_i64;
-    for k in 0..n {
+    for k in ks {
         let url = format!("http://127.0.0.1:8300/site/{k}/");
         let watch = Watch {
             id: WatchId::for_url(&url),
@@ -68,7 +79,6 @@ fn fill(store: &Store, n: usize) {
             eprintln!("{k} watches");
         }
     }
-    store.flush().expect("flush");
 }
 
 fn main() {
