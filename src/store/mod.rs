@@ -8,6 +8,7 @@
 
 mod codec;
 mod health;
+mod items;
 mod keys;
 mod links;
 mod seen;
@@ -497,19 +498,6 @@ impl Store {
         Ok(self.db()?.contains_key(keys::seen(id, url))?)
     }
 
-    /// Up to `limit` items, newest first.
-    pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
-        self.db()?
-            .scan_prefix(keys::watch_key(keys::ITEM, id))
-            .rev()
-            .take(limit)
-            .map(|kv| {
-                let (k, v) = kv?;
-                decode(&k, &v)
-            })
-            .collect()
-    }
-
     /// Removes a watch and everything stored for it. Returns whether it existed.
     fn remove_watch_unguarded(&self, id: &WatchId) -> Result<bool, StoreError> {
         let Some(state) = self.state(id)? else {
@@ -600,35 +588,14 @@ impl Store {
                 batch.insert(keys::page(id, url), codec::encode_links(links));
             }
         }
-        if !record.retitled.is_empty() {
-            // The edit keeps the item (and its place) and dates it `updated`.
-            let by_id: std::collections::HashMap<&str, (&str, i64)> = record
-                .retitled
-                .iter()
-                .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))
-                .collect();
-            for kv in self.db()?.scan_prefix(keys::watch_key(keys::ITEM, id)) {
-                let (k, v) = kv?;
-                let mut item: Item = decode(&k, &v)?;
-                if let Some(&(t, at)) = by_id.get(item.id.as_str()) {
-                    if item.title != t {
-                        item.title = t.to_owned();
-                        item.updated = Some(at);
-                        batch.insert(k, encode(&item));
-                    }
-                }
-            }
-        }
-        let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
-        for (n, item) in record.new_items.iter().enumerate() {
-            batch.insert(keys::item(id, first_seq + n as u64), encode(item));
-        }
-        // Sequence numbers are contiguous from 1, so the items that fall out of the kept
-        // window are known without a scan.
-        let drop_below = |seq: u64| seq.saturating_sub(ITEMS_KEPT) + 1;
-        for seq in drop_below(prev.item_seq.max(ITEMS_KEPT))..drop_below(state.item_seq) {
-            batch.remove(keys::item(id, seq));
-        }
+        self.put_items(
+            &mut batch,
+            id,
+            prev.item_seq,
+            state.item_seq,
+            &record.new_items,
+            &record.retitled,
+        )?;
         self.db()?.apply_batch(batch)?;
         if !record.new_items.is_empty()
             || !record.retitled.is_empty()

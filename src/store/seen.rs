@@ -26,18 +26,28 @@ pub const FORGET_AFTER_SECS: i64 = 30 * 86_400;
 /// own check counts).
 pub const SWEEP_EVERY: u64 = 32;
 
-/// When a URL left the page: unix seconds and the watch's check count.
-pub(super) fn stamp(at: i64, checks: u64) -> [u8; 16] {
-    let mut v = [0u8; 16];
-    v[..8].copy_from_slice(&at.to_be_bytes());
-    v[8..].copy_from_slice(&checks.to_be_bytes());
+/// When a URL left the page: unix minutes (u32) and the watch's check count (u32,
+/// saturating), 8 bytes.
+pub(super) fn stamp(at: i64, checks: u64) -> [u8; 8] {
+    let minutes = u32::try_from(at.max(0) / 60).unwrap_or(u32::MAX);
+    let checks = u32::try_from(checks).unwrap_or(u32::MAX);
+    let mut v = [0u8; 8];
+    v[..4].copy_from_slice(&minutes.to_be_bytes());
+    v[4..].copy_from_slice(&checks.to_be_bytes());
     v
 }
 
+/// Unix seconds and check count of a stamp; `None` for a URL stored without one.
 fn parse_stamp(v: &[u8]) -> Option<(i64, u64)> {
-    let at = i64::from_be_bytes(v.get(..8)?.try_into().ok()?);
-    let checks = u64::from_be_bytes(v.get(8..16)?.try_into().ok()?);
-    Some((at, checks))
+    if v.len() == 16 {
+        // The first form of the stamp: seconds (i64) and checks (u64).
+        let at = i64::from_be_bytes(v.get(..8)?.try_into().ok()?);
+        let checks = u64::from_be_bytes(v.get(8..)?.try_into().ok()?);
+        return Some((at, checks));
+    }
+    let minutes = u32::from_be_bytes(v.get(..4)?.try_into().ok()?);
+    let checks = u32::from_be_bytes(v.get(4..8)?.try_into().ok()?);
+    Some((i64::from(minutes) * 60, u64::from(checks)))
 }
 
 impl Store {
@@ -67,7 +77,7 @@ impl Store {
                 None => batch.insert(k, &stamp(now, checks)),
                 Some((at, n)) => {
                     let gone_long = now.saturating_sub(at) >= FORGET_AFTER_SECS
-                        && checks.saturating_sub(n) >= FORGET_AFTER_CHECKS;
+                        && checks.min(u64::from(u32::MAX)).saturating_sub(n) >= FORGET_AFTER_CHECKS;
                     let hash: Option<[u8; 8]> =
                         k.get(prefix.len()..).and_then(|h| h.try_into().ok());
                     if gone_long && hash.is_some_and(|h| !kept.contains(&h)) {

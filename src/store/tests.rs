@@ -531,3 +531,59 @@ fn a_schema_1_store_opens_migrated_with_its_data() {
     let s = Store::open(dir.path(), 1 << 20).expect("reopen");
     assert_eq!(s.links(&ok.id).expect("links"), new_links);
 }
+
+#[test]
+fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    // The model: every item ever added, oldest first.
+    let mut model: Vec<Item> = Vec::new();
+    let mut n = 0u64;
+    for round in 0..700u64 {
+        let prev = s.state(&w.id).expect("state").expect("present");
+        let new: Vec<Item> = (0..(round % 5))
+            .map(|_| {
+                n += 1;
+                item(&format!("http://a.example/{n}"), 1)
+            })
+            .collect();
+        model.extend(new.iter().cloned());
+        let mut retitled = Vec::new();
+        if round % 7 == 3 && model.len() > 10 {
+            // An old one (packed by now, unless still among the newest).
+            let at = (round as usize * 31) % model.len();
+            let mut it = model[at].clone();
+            it.title = format!("edited in round {round}");
+            model[at].title.clone_from(&it.title);
+            retitled.push(it);
+        }
+        let mut st = prev.clone();
+        st.item_seq += new.len() as u64;
+        let rec = CheckRecord {
+            new_items: new,
+            retitled,
+            ..CheckRecord::default()
+        };
+        s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    }
+    let want: Vec<Item> = model
+        .iter()
+        .rev()
+        .take(ITEMS_KEPT as usize)
+        .cloned()
+        .collect();
+    assert!(model.len() > ITEMS_KEPT as usize, "{}", model.len());
+    assert_eq!(s.items(&w.id, usize::MAX).expect("items"), want);
+    assert_eq!(s.items(&w.id, 150).expect("items"), want[..150]);
+    let singles = s
+        .db()
+        .expect("db")
+        .scan_prefix(keys::watch_key(keys::ITEM, &w.id))
+        .count() as u64;
+    assert!(
+        singles < items::HOT + items::CHUNK,
+        "{singles} items one by one"
+    );
+    assert!(singles >= items::HOT.min(want.len() as u64));
+}
