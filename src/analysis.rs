@@ -166,8 +166,16 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.to_string())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
-    let mut page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
-        Ok(p) => p,
+    // The one pass over the page: links, their contexts, the page's blocks and what
+    // its entries say (summary, date, picture).
+    let parsed = extract::parse(
+        &decoded.text,
+        input.url,
+        selector.as_ref(),
+        extract::Gather::Content,
+    );
+    let (mut page, mut structure) = match parsed {
+        Ok(p) => (p.page, p.structure),
         Err(e) => return Ok(Err(e.to_string())),
     };
     if page.links.is_empty() {
@@ -177,8 +185,6 @@ pub fn analyse<H: History>(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
-    // One pass: the links' places, and what their entries say (summary, date, picture).
-    let mut structure = entries::structure_with_facts(&decoded.text, input.url, &page.links);
     // Deep watches: the site's template links and blocks are noise, removed before the
     // denoised fingerprint and the diff.
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {

@@ -35,10 +35,7 @@ pub mod structure;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::model::Link;
-pub use structure::{
-    anchor_context, contexts, contexts_with_text, structure, structure_with_facts, Blocks, Context,
-    PageText, Structure,
-};
+pub use structure::{anchor_context, Blocks, Context, PageText, Structure};
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -62,7 +59,7 @@ struct RoleStat<'a> {
 }
 
 /// Groups the links of a page into entries. `ctx[i]` is the context of `links[i]`
-/// ([`contexts`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
+/// ([`Structure::ctx`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
 pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     let n = links.len();
     let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::new();
