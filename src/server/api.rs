@@ -186,6 +186,17 @@ pub struct ItemJson {
     pub title: String,
     pub link: String,
     pub first_seen: String,
+    /// What the entry says besides its title (absent when it says nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
 }
 
 impl From<&Item> for ItemJson {
@@ -195,6 +206,11 @@ impl From<&Item> for ItemJson {
             title: i.title.clone(),
             link: i.link.clone(),
             first_seen: rfc3339(i.first_seen),
+            summary: i.summary.clone(),
+            published: i.published.map(rfc3339),
+            updated: i.updated.map(rfc3339),
+            image: i.image.clone(),
+            author: i.author.clone(),
         }
     }
 }

@@ -155,7 +155,7 @@ pub(super) async fn watch_page(
             table #items {
                 tr { th { "First seen" } th { "Item" } }
                 @for i in &items {
-                    tr { td { (when(i.first_seen, tz)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } } }
+                    tr { td { (when(i.first_seen, tz)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } (item_content(i, tz)) } }
                 }
             }
         }
@@ -182,6 +182,23 @@ pub(super) async fn watch_page(
     Ok(ctx.page(StatusCode::OK, &app.display_title(&w, s.as_ref()), &body))
 }
 
+/// What the feed carries of an item besides its title: the date its entry states, its
+/// author, its summary and its picture (loaded without a referrer).
+fn item_content(i: &crate::model::Item, tz: chrono_tz::Tz) -> maud::Markup {
+    html! {
+        @if i.published.is_some() || i.author.is_some() {
+            div.muted.item-meta {
+                @if let Some(t) = i.published { "dated " time.published { (when(t, tz)) } }
+                @if let Some(a) = &i.author { " by " bdi.author { (a) } }
+            }
+        }
+        @if let Some(img) = &i.image {
+            img.item-image src=(img) alt="" loading="lazy" referrerpolicy="no-referrer" width="96";
+        }
+        @if let Some(sm) = &i.summary { p.item-summary dir="auto" { bdi { (sm) } } }
+    }
+}
+
 pub(super) async fn preview_page(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -191,6 +208,7 @@ pub(super) async fn preview_page(
     let w = find(&app, &id)?;
     let s = app.store.state(&w.id)?;
     let result = preview::run(&app, &w).await?;
+    let tz = app.tz_for(&w);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
@@ -212,7 +230,10 @@ pub(super) async fn preview_page(
                         tr class=[l.is_item().then_some("new")] {
                             td { (n + 1) }
                             td { @if l.is_item() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
-                            td dir="auto" { bdi { (l.link.text) } }
+                            td dir="auto" {
+                                bdi { (l.link.text) }
+                                @if let Some(i) = &l.item { (item_content(i, tz)) }
+                            }
                             td { a href=(l.link.url) { bdi { (l.link.url) } } }
                         }
                     }
