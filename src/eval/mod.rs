@@ -21,7 +21,6 @@
 
 pub mod corpus;
 pub mod synth;
-mod synth_kinds;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
