@@ -62,11 +62,6 @@ impl Lcs {
         &self.pairs
     }
 
-    /// The matched pairs, by value.
-    pub fn into_pairs(self) -> Vec<(usize, usize)> {
-        self.pairs
-    }
-
     /// The indices `0..b_len` of `b` that this alignment leaves unmatched ("inserted"), in
     /// increasing order. `b_len` must be the length of the `b` the alignment was made for.
     pub fn unmatched_b(&self, b_len: usize) -> Vec<usize> {

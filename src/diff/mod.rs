@@ -67,6 +67,7 @@ impl Interner {
     }
 
     /// The ids of `strings`, in order.
+    #[cfg(test)]
     pub fn intern_all<'a>(&mut self, strings: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
         strings.into_iter().map(|s| self.intern(s)).collect()
     }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::csrf::{Checked, CsrfField, CsrfOnly};
 use super::{feed_links, find, number, plain, status_of, when, Ctx};
 use crate::app::{App, AppError};
+use crate::dto::EditBody;
 use crate::model::Watch;
 use crate::server::base::PublicBase;
 use crate::server::error::ApiError;
@@ -279,34 +280,39 @@ impl CsrfField for EditForm {
 }
 
 impl EditForm {
-    fn to_json(&self) -> Result<serde_json::Value, String> {
-        let text = |v: &Option<String>| match v.as_deref().map(str::trim) {
-            None | Some("") => serde_json::Value::Null,
-            Some(t) => serde_json::json!(t),
+    /// The same edit as a PATCH body: an empty text field clears its setting.
+    fn to_body(&self) -> Result<EditBody, String> {
+        let text = |v: &Option<String>| {
+            Some(
+                v.as_deref()
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned),
+            )
         };
         let list = |v: &Option<String>| {
-            v.as_deref()
-                .unwrap_or("")
-                .split(',')
-                .map(|k| k.trim().to_owned())
-                .filter(|k| !k.is_empty())
-                .collect::<Vec<_>>()
+            Some(
+                v.as_deref()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|k| k.trim().to_owned())
+                    .filter(|k| !k.is_empty())
+                    .collect(),
+            )
         };
-        let mut m = serde_json::json!({
-            "title": text(&self.title),
-            "select": text(&self.select),
-            "tags": list(&self.tags),
-            "keywords": list(&self.keywords),
-            "min_interval": text(&self.min_interval),
-            "max_interval": text(&self.max_interval),
-            "error_item": self.error_item.is_some(),
-            "webhook": text(&self.webhook),
-            "timezone": text(&self.timezone),
-        });
-        if let Some(d) = number::<u8>("depth", self.depth.as_deref())? {
-            m["depth"] = serde_json::json!(d);
-        }
-        Ok(m)
+        Ok(EditBody {
+            title: text(&self.title),
+            select: text(&self.select),
+            tags: list(&self.tags),
+            keywords: list(&self.keywords),
+            min_interval: text(&self.min_interval),
+            max_interval: text(&self.max_interval),
+            error_item: Some(self.error_item.is_some()),
+            webhook: text(&self.webhook),
+            timezone: text(&self.timezone),
+            depth: number::<u8>("depth", self.depth.as_deref())?,
+            ..EditBody::default()
+        })
     }
 }
 
@@ -319,9 +325,9 @@ pub(super) async fn edit(
     let ctx = Ctx::new(&app, &headers);
     let w = find(&app, &id)?;
     let result = f
-        .to_json()
+        .to_body()
         .map_err(AppError::BadInput)
-        .and_then(crate::server::api::edit_from_json);
+        .and_then(crate::server::api::watch_edit);
     let result = match result {
         Ok(e) => app.edit(&w.id, &e).await,
         Err(e) => Err(e),
