@@ -109,6 +109,9 @@ impl StringList {
 pub struct RawStorage {
     pub path: Option<PathBuf>,
     pub cache_bytes: Option<u64>,
+    pub backend: Option<String>,
+    pub url: Option<String>,
+    pub lease_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -220,7 +223,24 @@ pub struct StorageConfig {
     pub path: PathBuf,
     /// sled page cache; bounds the store's share of memory.
     pub cache_bytes: u64,
+    /// Where the store lives: sled in `path` (one node), or PostgreSQL (many nodes).
+    pub backend: Backend,
+    /// PostgreSQL: how long a node's hold on a host lasts without renewal (a dead node's
+    /// hosts move on after it).
+    pub lease: Duration,
 }
+
+/// `storage.backend`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded default: a sled database in `storage.path`.
+    Sled,
+    /// A PostgreSQL database shared by every node (`storage.url`).
+    Postgres { url: String },
+}
+
+/// Default `storage.lease_secs`.
+pub const DEFAULT_LEASE_SECS: u64 = 30;
 
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
@@ -410,6 +430,30 @@ impl RawConfig {
             .storage
             .path
             .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
+        let url = self.storage.url.as_deref().map_or("", str::trim);
+        let backend = match self.storage.backend.as_deref().map(str::trim) {
+            None | Some("sled") => Backend::Sled,
+            Some("postgres" | "postgresql") if url.is_empty() => {
+                return Err(bad(
+                    "storage.url",
+                    "the postgres backend needs storage.url (or SITEFEED_DATABASE_URL), e.g. postgres://sitefeed@db:5432/sitefeed".into(),
+                ))
+            }
+            Some("postgres" | "postgresql") => Backend::Postgres {
+                url: url.to_owned(),
+            },
+            Some(other) => {
+                return Err(bad(
+                    "storage.backend",
+                    format!("`{other}` is not a backend: use \"sled\" or \"postgres\""),
+                ))
+            }
+        };
+        let lease_secs = match self.storage.lease_secs {
+            Some(0) => return Err(bad("storage.lease_secs", "must be greater than 0".into())),
+            Some(v) => v,
+            None => DEFAULT_LEASE_SECS,
+        };
 
         let f = self.fetch;
         let positive = |key: &str, v: Option<u64>, default: u64| match v {
@@ -598,6 +642,8 @@ impl RawConfig {
             storage: StorageConfig {
                 path: data,
                 cache_bytes: self.storage.cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES),
+                backend,
+                lease: Duration::from_secs(lease_secs),
             },
             fetch: FetchConfig {
                 user_agent,

@@ -9,6 +9,7 @@
 mod codec;
 mod health;
 mod keys;
+pub mod pg;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -41,6 +42,10 @@ pub enum StoreError {
     NoWatch(WatchId),
     #[error("the store is closed while it is reopened after a storage failure")]
     Closed,
+    #[error("database error: {0}")]
+    Pg(String),
+    #[error("the lease on host {host} moved to another node: this node's check is not saved")]
+    LeaseLost { host: String },
 }
 
 /// Everything about a watch that changes with its checks.
