@@ -32,11 +32,11 @@ CREATE TABLE items (
 );
 CREATE INDEX items_newest ON items (watch_id, seq DESC);
 
--- URLs each watch has seen on its page; keyed by the URL's MD5 (URLs may be long).
+-- URLs each watch has seen on its page, as the first 8 bytes of their MD5 (the sled
+-- backend's key: a store moves between backends without the URLs).
 CREATE TABLE seen (
     watch_id  text NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
     url_md5   bytea NOT NULL,
-    url       text NOT NULL,
     PRIMARY KEY (watch_id, url_md5)
 );
 
@@ -44,7 +44,6 @@ CREATE TABLE seen (
 CREATE TABLE pages (
     watch_id  text NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
     url_md5   bytea NOT NULL,
-    url       text NOT NULL,
     links     bytea NOT NULL,
     PRIMARY KEY (watch_id, url_md5)
 );

@@ -10,6 +10,7 @@ mod codec;
 mod health;
 mod keys;
 pub mod pg;
+pub mod transfer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};

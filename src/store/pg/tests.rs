@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::model::Status;
 use crate::schedule::Adaptive;
 
 /// The server the tests use (`SITEFEED_TEST_DATABASE_URL`, else the local one).

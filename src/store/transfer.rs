@@ -1,0 +1,190 @@
+//! Moving a store between backends (`sitefeed migrate`): every watch with its state,
+//! last link array, crawl state, kept items (with their sequence numbers), seen set and
+//! deep pages, copied as they are (nothing re-derived), into an empty target; then the
+//! counts of both sides are compared. This file holds the copy and the sled side; the
+//! PostgreSQL side is `pg/transfer.rs`.
+
+use crate::crawl::state::CrawlState;
+use crate::model::{Item, Watch, WatchId};
+
+use super::{decode, encode, keys, Store, StoreError, WatchState};
+
+/// Everything stored for one watch, in backend-neutral form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WatchDump {
+    pub watch: Watch,
+    pub state: WatchState,
+    /// The encoded link array (the store's codec), if any.
+    pub links: Option<Vec<u8>>,
+    pub crawl: Option<CrawlState>,
+    /// Kept items with their sequence numbers, oldest first.
+    pub items: Vec<(u64, Item)>,
+    /// Keys of the seen URLs (8 bytes of their MD5), sorted.
+    pub seen: Vec<Vec<u8>>,
+    /// Deep pages: (key of the URL, encoded link array), sorted.
+    pub pages: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// What a store holds, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub watches: u64,
+    pub items: u64,
+    pub seen: u64,
+    pub pages: u64,
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} watches, {} items, {} seen URLs, {} deep pages",
+            self.watches, self.items, self.seen, self.pages
+        )
+    }
+}
+
+/// A backend as the copy sees it.
+pub trait Transfer {
+    fn watch_ids(&self) -> Result<Vec<WatchId>, StoreError>;
+    fn dump(&self, id: &WatchId) -> Result<Option<WatchDump>, StoreError>;
+    /// Writes one watch's records as they are (the watch must not exist).
+    fn import(&self, dump: &WatchDump) -> Result<(), StoreError>;
+    fn counts(&self) -> Result<Counts, StoreError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the target is not empty ({0}); migrate into a new database or directory")]
+    NotEmpty(Counts),
+    #[error("the copy does not match: the source holds {from}, the target {to}")]
+    Mismatch { from: Counts, to: Counts },
+}
+
+/// Copies every watch of `from` into the empty `to`, and verifies the counts. Returns
+/// them.
+pub fn copy(from: &dyn Transfer, to: &dyn Transfer) -> Result<Counts, TransferError> {
+    let there = to.counts()?;
+    if there != Counts::default() {
+        return Err(TransferError::NotEmpty(there));
+    }
+    for id in from.watch_ids()? {
+        if let Some(d) = from.dump(&id)? {
+            to.import(&d)?;
+        }
+    }
+    let (a, b) = (from.counts()?, to.counts()?);
+    if a != b {
+        return Err(TransferError::Mismatch { from: a, to: b });
+    }
+    Ok(a)
+}
+
+/// The key's last 8 bytes (sequence number or URL hash).
+fn tail(k: &[u8]) -> Vec<u8> {
+    k[k.len().saturating_sub(8)..].to_vec()
+}
+
+impl Transfer for Store {
+    fn watch_ids(&self) -> Result<Vec<WatchId>, StoreError> {
+        Ok(self.watches()?.into_iter().map(|w| w.id).collect())
+    }
+
+    fn dump(&self, id: &WatchId) -> Result<Option<WatchDump>, StoreError> {
+        let (Some(watch), Some(state)) = (self.watch(id)?, self.state(id)?) else {
+            return Ok(None);
+        };
+        let db = self.db()?;
+        let links = db
+            .get(keys::watch_key(keys::LINKS, id))?
+            .map(|v| v.to_vec());
+        let crawl = self.get(&keys::watch_key(keys::CRAWL, id))?;
+        let mut items = Vec::new();
+        for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
+            let (k, v) = kv?;
+            let seq = u64::from_be_bytes(tail(&k).try_into().map_err(|_| StoreError::Corrupt {
+                key: String::from_utf8_lossy(&k).into_owned(),
+                reason: "malformed item key".into(),
+            })?);
+            items.push((seq, decode(&k, &v)?));
+        }
+        let seen = db
+            .scan_prefix(keys::watch_key(keys::SEEN, id))
+            .keys()
+            .map(|k| Ok(tail(&k?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let pages = db
+            .scan_prefix(keys::watch_key(keys::PAGE, id))
+            .map(|kv| {
+                let (k, v) = kv?;
+                Ok((tail(&k), v.to_vec()))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(Some(WatchDump {
+            watch,
+            state,
+            links,
+            crawl,
+            items,
+            seen,
+            pages,
+        }))
+    }
+
+    fn import(&self, d: &WatchDump) -> Result<(), StoreError> {
+        let id = &d.watch.id;
+        let mut batch = sled::Batch::default();
+        batch.insert(keys::watch_key(keys::WATCH, id), encode(&d.watch));
+        batch.insert(keys::watch_key(keys::STATE, id), encode(&d.state));
+        if !d.watch.options.paused {
+            batch.insert(keys::due(d.state.next_check, id), &[]);
+        }
+        if let Some(l) = &d.links {
+            batch.insert(keys::watch_key(keys::LINKS, id), l.as_slice());
+        }
+        if let Some(c) = &d.crawl {
+            batch.insert(keys::watch_key(keys::CRAWL, id), encode(c));
+        }
+        for (seq, item) in &d.items {
+            batch.insert(keys::item(id, *seq), encode(item));
+        }
+        for h in &d.seen {
+            let mut k = keys::watch_key(keys::SEEN, id);
+            k.extend_from_slice(h);
+            batch.insert(k, &[]);
+        }
+        for (h, l) in &d.pages {
+            let mut k = keys::watch_key(keys::PAGE, id);
+            k.extend_from_slice(h);
+            batch.insert(k, l.as_slice());
+        }
+        let db = self.db()?;
+        db.apply_batch(batch)?;
+        db.flush()?;
+        Ok(())
+    }
+
+    fn counts(&self) -> Result<Counts, StoreError> {
+        let db = self.db()?;
+        let n = |kind: u8| db.scan_prefix([kind]).keys().count() as u64;
+        // Entries, not records: an entry stored twice (under two sequence numbers) counts
+        // once, as the PostgreSQL backend keeps it.
+        let mut entries = std::collections::HashSet::new();
+        for kv in db.scan_prefix([keys::ITEM]) {
+            let (k, v) = kv?;
+            let item: Item = decode(&k, &v)?;
+            entries.insert((k[..k.len().saturating_sub(8)].to_vec(), item.id));
+        }
+        Ok(Counts {
+            watches: n(keys::WATCH),
+            items: entries.len() as u64,
+            seen: n(keys::SEEN),
+            pages: n(keys::PAGE),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
