@@ -307,6 +307,7 @@ pub fn item_for(l: &Link, now: i64) -> Item {
         title,
         link: l.url.clone(),
         first_seen: now,
+        ..Item::default()
     }
 }
 

@@ -160,8 +160,11 @@ impl Render {
     }
 }
 
-/// One feed item: a link that a check found new.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One feed item: a link that a check found new, with what its entry says of it.
+///
+/// Everything after `first_seen` is optional and absent in items stored before it
+/// existed (they decode with `None`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Item {
     /// Stable id: hex MD5 of the item's URL (16 hex digits).
     pub id: String,
@@ -169,7 +172,29 @@ pub struct Item {
     pub link: String,
     /// Unix seconds when a check first saw it.
     pub first_seen: i64,
+    /// The entry's own text without its title and link-only chrome, plain text, cut at
+    /// about [`SUMMARY_CHARS`] characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Unix seconds: the date the entry states (never after `first_seen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<i64>,
+    /// Unix seconds: when the stored item last changed (a title edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated: Option<i64>,
+    /// Absolute URL of the entry's own picture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// The entry's author as the page names them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// The full article (sanitized HTML), for watches that ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
 }
+
+/// About how many characters an item's summary keeps.
+pub const SUMMARY_CHARS: usize = 300;
 
 impl Item {
     /// The stable id of an item linking to `url`.
@@ -240,4 +265,37 @@ pub fn rfc3339(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_stored_before_content_fields_still_decodes() {
+        let old = r#"{"id":"0123456789abcdef","title":"Old story","link":"https://example.org/a","first_seen":1700000000}"#;
+        let item: Item = serde_json::from_str(old).unwrap();
+        assert_eq!(item.title, "Old story");
+        assert_eq!(item.first_seen, 1_700_000_000);
+        assert_eq!(
+            (item.summary, item.published, item.image, item.author),
+            (None, None, None, None)
+        );
+        // and an item without content fields is written as before
+        let bare = Item {
+            id: "0123456789abcdef".into(),
+            title: "Old story".into(),
+            link: "https://example.org/a".into(),
+            first_seen: 1_700_000_000,
+            ..Item::default()
+        };
+        assert_eq!(serde_json::to_string(&bare).unwrap(), old);
+        let full = Item {
+            summary: Some("Text".into()),
+            published: Some(1_699_999_000),
+            ..bare
+        };
+        let back: Item = serde_json::from_str(&serde_json::to_string(&full).unwrap()).unwrap();
+        assert_eq!(back, full);
+    }
 }

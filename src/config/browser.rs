@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::ConfigError;
+use super::{positive, Bad, ConfigError};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,16 +93,8 @@ const RESOURCE_TYPES: &[&str] = &[
 ];
 
 impl RawBrowser {
-    pub(super) fn validate(
-        self,
-        bad: &dyn Fn(&str, String) -> ConfigError,
-    ) -> Result<BrowserConfig, ConfigError> {
+    pub(super) fn validate(self, bad: Bad<'_>) -> Result<BrowserConfig, ConfigError> {
         let d = BrowserConfig::default();
-        let positive = |key: &str, v: Option<u64>, default: u64| match v {
-            Some(0) => Err(bad(key, "must be greater than 0".into())),
-            Some(v) => Ok(v),
-            None => Ok(default),
-        };
         let ws_url = self.ws_url.filter(|s| !s.trim().is_empty());
         if let Some(ws) = &ws_url {
             match url::Url::parse(ws) {
@@ -122,7 +114,12 @@ impl RawBrowser {
         if path.as_os_str().is_empty() {
             return Err(bad("browser.path", "must not be empty".into()));
         }
-        let tabs = positive("browser.tabs", self.tabs.map(|v| v as u64), d.tabs as u64)?;
+        let tabs = positive(
+            bad,
+            "browser.tabs",
+            self.tabs.map(|v| v as u64),
+            d.tabs as u64,
+        )?;
         if tabs > 64 {
             return Err(bad("browser.tabs", format!("{tabs} is more than 64")));
         }
@@ -146,32 +143,38 @@ impl RawBrowser {
             ws_url,
             tabs: tabs as usize,
             page_timeout: Duration::from_secs(positive(
+                bad,
                 "browser.page_timeout_secs",
                 self.page_timeout_secs,
                 d.page_timeout.as_secs(),
             )?),
             idle: Duration::from_millis(positive(
+                bad,
                 "browser.idle_ms",
                 self.idle_ms,
                 d.idle.as_millis() as u64,
             )?),
             memory_bytes: positive(
+                bad,
                 "browser.memory_mb",
                 self.memory_mb,
                 d.memory_bytes / (1024 * 1024),
             )? * 1024
                 * 1024,
             max_renders: positive(
+                bad,
                 "browser.max_renders",
                 self.max_renders.map(u64::from),
                 u64::from(d.max_renders),
             )? as u32,
             max_requests: positive(
+                bad,
                 "browser.max_requests",
                 self.max_requests.map(|v| v as u64),
                 d.max_requests as u64,
             )? as usize,
             max_total_bytes: positive(
+                bad,
                 "browser.max_total_bytes",
                 self.max_total_bytes,
                 d.max_total_bytes,

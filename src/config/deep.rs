@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::{ConfigError, Number};
+use super::{Bad, ConfigError, Number};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,10 +67,7 @@ impl Default for DeepConfig {
 }
 
 impl RawDeep {
-    pub fn validate(
-        self,
-        bad: &dyn Fn(&str, String) -> ConfigError,
-    ) -> Result<DeepConfig, ConfigError> {
+    pub(super) fn validate(self, bad: Bad<'_>) -> Result<DeepConfig, ConfigError> {
         let d = DeepConfig::default();
         let range = |key: &str, v: Option<usize>, default: usize, lo: usize, hi: usize| {
             let v = v.unwrap_or(default);

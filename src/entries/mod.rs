@@ -26,6 +26,7 @@
 //!
 //! The decision on every link of a page, by structure: see [`decide`].
 
+pub mod date;
 pub mod decide;
 pub mod structure;
 

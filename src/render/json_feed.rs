@@ -4,10 +4,12 @@
 //! `home_page_url` = the watched page, `feed_url` = `<base_url>/feed/<id>.json<key_query>`,
 //! `description`.
 //!
-//! Each [`Item`] becomes an object of `items`: `id` → `id`, `link` →
-//! `url` and `content_text` (the spec requires `content_text` or `content_html`, and the
-//! page gives no other content), `title` → `title`, `first_seen` → `date_published`
-//! (RFC 3339, UTC, `Z`).
+//! Each [`Item`] becomes an object of `items`: `id` → `id`, `link` → `url`, `title` →
+//! `title`, the stated date else `first_seen` → `date_published` (RFC 3339, UTC, `Z`),
+//! an edit → `date_modified`, `summary` → `summary`, `content` → `content_html`
+//! (sanitized), `image` → `image`, `author` → `authors`. The spec requires
+//! `content_text` or `content_html`: without a full text, `content_text` is the summary,
+//! else the link. Served as `application/feed+json`.
 //!
 //! Strings go through [`sanitize`] like in the XML formats, so the three formats carry the
 //! same text; serde_json escapes what JSON needs.
@@ -15,7 +17,7 @@
 use chrono::SecondsFormat;
 use serde::Serialize;
 
-use super::{item_title, sanitize, utc, FeedView};
+use super::{content_html, image, item_title, opt_text, published, sanitize, utc, FeedView};
 use crate::model::Item;
 
 const VERSION: &str = "https://jsonfeed.org/version/1.1";
@@ -37,8 +39,24 @@ struct JsonItem {
     id: String,
     url: String,
     title: String,
-    content_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_html: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<String>,
     date_published: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date_modified: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    authors: Vec<Author>,
+}
+
+#[derive(Serialize)]
+struct Author {
+    name: String,
 }
 
 /// Renders `view` as a JSON Feed 1.1 document (pretty-printed).
@@ -63,11 +81,24 @@ pub fn json_feed(view: &FeedView) -> String {
 /// One object of `items`.
 fn item(item: &Item) -> JsonItem {
     let link = sanitize(&item.link);
+    let summary = opt_text(item.summary.as_deref());
+    let content_html = content_html(item);
+    let date = |t: i64| utc(t).to_rfc3339_opts(SecondsFormat::Secs, true);
     JsonItem {
         id: sanitize(&item.id),
-        url: link.clone(),
         title: item_title(item),
-        content_text: link,
-        date_published: utc(item.first_seen).to_rfc3339_opts(SecondsFormat::Secs, true),
+        content_text: content_html
+            .is_none()
+            .then(|| summary.clone().unwrap_or_else(|| link.clone())),
+        url: link,
+        summary,
+        content_html,
+        image: image(item),
+        date_published: date(published(item)),
+        date_modified: item.updated.map(date),
+        authors: opt_text(item.author.as_deref())
+            .map(|name| Author { name })
+            .into_iter()
+            .collect(),
     }
 }

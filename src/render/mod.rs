@@ -14,7 +14,16 @@
 //! | `title` | `<title>` | `<title>` (plain text) | `title` |
 //! | `link` | `<link>` | `<link rel="alternate" href>` | `url`, also `content_text` (JSON Feed requires a content) |
 //! | `id` | `<guid isPermaLink="false">` | `<id>urn:sitefeed:<watch id>:<item id></id>` | `id` |
-//! | `first_seen` | `<pubDate>` (RFC 822) | `<published>` and `<updated>` (RFC 3339) | `date_published` (RFC 3339) |
+//! | `published`, else `first_seen` | `<pubDate>` (RFC 822) | `<published>` (RFC 3339) | `date_published` (RFC 3339) |
+//! | `updated`, else `first_seen` | (none) | `<updated>` | `date_modified` (only when edited) |
+//! | `summary` (plain text) | `<description>` (as escaped HTML) | `<summary>` (text) | `summary`, and `content_text` when there is no full text |
+//! | `content` (HTML) | `<content:encoded>` | `<content type="html">` | `content_html` |
+//! | `image` | `<media:thumbnail url>` | `<media:thumbnail url>` | `image` |
+//! | `author` | `<dc:creator>` | `<author><name>` | `authors[].name` |
+//!
+//! Items keep their order (newest first seen first) whatever dates they state. HTML
+//! fields come out of [`clean`]: a full text is sanitized again on every render (stored
+//! items of any age are safe), a summary is plain text escaped as HTML.
 //!
 //! A title that is empty after sanitizing (and trimming) is replaced by the item's link, so
 //! no reader shows an untitled entry.
@@ -26,10 +35,13 @@
 //! `ttl_minutes` → RSS `<ttl>`; `icon` → RSS `<image>`, Atom `<icon>`, JSON `favicon`.
 
 mod atom;
+mod clean;
 mod json_feed;
 mod opml;
 mod rss;
 
+#[cfg(test)]
+mod content_tests;
 #[cfg(test)]
 mod tests;
 
@@ -38,6 +50,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use crate::model::{Item, Watch, WatchId};
 
 pub use self::atom::atom;
+pub use self::clean::{clean_html, text_to_html};
 pub use self::json_feed::json_feed;
 pub use self::opml::{opml_export, opml_parse, OpmlEntry, OpmlError};
 pub use self::rss::rss;
@@ -139,6 +152,38 @@ fn non_blank_or(s: &str, fallback: &str) -> String {
 fn item_title(item: &Item) -> String {
     non_blank_or(&item.title, &item.link)
 }
+
+/// The date an item is published under: the date its entry states, else when a check
+/// first saw it.
+fn published(item: &Item) -> i64 {
+    item.published.unwrap_or(item.first_seen)
+}
+
+/// When an item last changed: its edit, else when it was first seen.
+fn updated(item: &Item) -> i64 {
+    item.updated.unwrap_or(item.first_seen).max(published(item))
+}
+
+/// A non-blank optional text, sanitized.
+fn opt_text(s: Option<&str>) -> Option<String> {
+    s.map(sanitize).filter(|t| !t.trim().is_empty())
+}
+
+/// An item's full text as served: sanitized HTML with absolute URLs.
+fn content_html(item: &Item) -> Option<String> {
+    opt_text(item.content.as_deref())
+        .map(|c| clean_html(&c, &item.link))
+        .filter(|c| !c.trim().is_empty())
+}
+
+/// An item's image as served: an absolute http(s) URL.
+fn image(item: &Item) -> Option<String> {
+    opt_text(item.image.as_deref())
+        .filter(|u| url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https")))
+}
+
+/// Namespace of `media:thumbnail` (Media RSS).
+const MEDIA_NS: &str = "http://search.yahoo.com/mrss/";
 
 /// Unix seconds as a UTC date; the epoch when out of chrono's range.
 fn utc(secs: i64) -> DateTime<Utc> {

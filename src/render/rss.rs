@@ -7,20 +7,26 @@
 //! = `<base_url>/feed/<id>.xml<key_query>`.
 //!
 //! Each [`Item`](crate::model::Item) becomes an `<item>`: `title` → `<title>`, `link` →
-//! `<link>`, `id` → `<guid isPermaLink="false">`, `first_seen` → `<pubDate>` (RFC 822,
-//! `+0000`). No `<description>`: the page gives only the link and its text.
+//! `<link>`, `id` → `<guid isPermaLink="false">`, the stated date else `first_seen` →
+//! `<pubDate>` (RFC 822, `+0000`), `summary` → `<description>` (escaped as HTML),
+//! `content` → `<content:encoded>` (sanitized HTML), `author` → `<dc:creator>`, `image`
+//! → `<media:thumbnail url>`.
 //!
 //! Escaping: the `rss` crate writes `<title>`, `<link>`, `<guid>` and every channel text as
 //! escaped text (quick-xml's `escape`: `& < > " '`) and attributes escaped too; only an
 //! item's `<description>` and `<content:encoded>` are written as CDATA (split at `]]>` by
-//! quick-xml), and those are not used here.
+//! quick-xml), and both hold HTML that went through [`super::clean`].
 
 use std::collections::BTreeMap;
 
+use ::rss::extension::dublincore::DublinCoreExtension;
 use ::rss::extension::{Extension, ExtensionMap};
 use ::rss::{Channel, Guid, Item as RssItem};
 
-use super::{into_string, item_title, sanitize, utc, FeedView, GENERATOR};
+use super::{
+    content_html, image, into_string, item_title, opt_text, published, sanitize, text_to_html, utc,
+    FeedView, GENERATOR, MEDIA_NS,
+};
 
 /// Namespace of the `atom:link rel="self"` element.
 const ATOM_NS: &str = "http://www.w3.org/2005/Atom";
@@ -48,6 +54,11 @@ pub fn rss(view: &FeedView) -> String {
     channel
         .namespaces
         .insert("atom".to_owned(), ATOM_NS.to_owned());
+    if view.items.iter().any(|i| image(i).is_some()) {
+        channel
+            .namespaces
+            .insert("media".to_owned(), MEDIA_NS.to_owned());
+    }
     channel.extensions = self_link(&view.self_url("xml"));
     into_string(channel.pretty_write_to(Vec::new(), b' ', 2))
 }
@@ -61,9 +72,30 @@ fn item(item: &crate::model::Item) -> RssItem {
             value: sanitize(&item.id),
             permalink: false,
         }),
-        pub_date: Some(rfc822(item.first_seen)),
+        pub_date: Some(rfc822(published(item))),
+        description: opt_text(item.summary.as_deref()).map(|s| text_to_html(&s)),
+        content: content_html(item),
+        dublin_core_ext: opt_text(item.author.as_deref()).map(|a| DublinCoreExtension {
+            creators: vec![a],
+            ..DublinCoreExtension::default()
+        }),
+        extensions: image(item).map(|u| thumbnail(&u)).unwrap_or_default(),
         ..RssItem::default()
     }
+}
+
+/// `<media:thumbnail url="<url>"/>` as an item extension.
+fn thumbnail(url: &str) -> ExtensionMap {
+    let t = Extension {
+        name: "media:thumbnail".to_owned(),
+        value: None,
+        attrs: BTreeMap::from([("url".to_owned(), url.to_owned())]),
+        children: BTreeMap::new(),
+    };
+    BTreeMap::from([(
+        "media".to_owned(),
+        BTreeMap::from([("thumbnail".to_owned(), vec![t])]),
+    )])
 }
 
 /// `<atom:link href="<url>" rel="self" type="application/rss+xml"/>` as a channel extension.

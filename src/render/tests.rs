@@ -27,6 +27,7 @@ fn item(title: &str, link: &str, first_seen: i64) -> Item {
         title: title.to_owned(),
         link: link.to_owned(),
         first_seen,
+        ..Item::default()
     }
 }
 
@@ -399,12 +400,14 @@ fn rss_snapshot() {
             title: "Second & <last>".to_owned(),
             link: "https://example.org/news/2?a=1&b=2".to_owned(),
             first_seen: 1_700_000_060,
+            ..Item::default()
         },
         Item {
             id: "00112233445566bb".to_owned(),
             title: "First".to_owned(),
             link: "https://example.org/news/1".to_owned(),
             first_seen: 1_700_000_000,
+            ..Item::default()
         },
     ];
     let v = FeedView {

@@ -91,6 +91,7 @@ fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Vec<Item> {
         title: format!("sitefeed now watches {title}"),
         link: watch.url.clone(),
         first_seen: at,
+        ..Item::default()
     }]
 }
 
@@ -121,6 +122,7 @@ pub fn error_item(app: &App, base: &str, watch: &Watch, state: &WatchState) -> O
         ),
         link: format!("{base}/watches/{}", watch.id),
         first_seen: shown,
+        ..Item::default()
     })
 }
 

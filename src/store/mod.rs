@@ -590,17 +590,19 @@ impl Store {
             }
         }
         if !record.retitled.is_empty() {
-            let by_id: std::collections::HashMap<&str, &str> = record
+            // The edit keeps the item (and its place) and dates it `updated`.
+            let by_id: std::collections::HashMap<&str, (&str, i64)> = record
                 .retitled
                 .iter()
-                .map(|i| (i.id.as_str(), i.title.as_str()))
+                .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))
                 .collect();
             for kv in self.db()?.scan_prefix(keys::watch_key(keys::ITEM, id)) {
                 let (k, v) = kv?;
                 let mut item: Item = decode(&k, &v)?;
-                if let Some(t) = by_id.get(item.id.as_str()) {
-                    if item.title != *t {
-                        item.title = (*t).to_owned();
+                if let Some(&(t, at)) = by_id.get(item.id.as_str()) {
+                    if item.title != t {
+                        item.title = t.to_owned();
+                        item.updated = Some(at);
                         batch.insert(k, encode(&item));
                     }
                 }

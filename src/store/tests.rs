@@ -33,6 +33,7 @@ fn item(url: &str, t: i64) -> Item {
         title: format!("title of {url}"),
         link: url.to_owned(),
         first_seen: t,
+        ..Item::default()
     }
 }
 
@@ -234,7 +235,7 @@ fn a_retitled_item_keeps_its_place_and_takes_the_new_title() {
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let prev = s.state(&w.id).expect("state").expect("present");
-    let mut edited = item("http://a.example/1", 1);
+    let mut edited = item("http://a.example/1", 5);
     edited.title = "Edited title".into();
     let record = CheckRecord {
         retitled: vec![edited],
@@ -246,7 +247,10 @@ fn a_retitled_item_keeps_its_place_and_takes_the_new_title() {
     assert_eq!(items.len(), 2, "no new item");
     assert_eq!(items[1].link, "http://a.example/1");
     assert_eq!(items[1].title, "Edited title");
+    assert_eq!(items[1].first_seen, 1, "first seen stays");
+    assert_eq!(items[1].updated, Some(5), "dated by the edit");
     assert_ne!(items[0].title, "Edited title");
+    assert_eq!(items[0].updated, None);
 }
 
 #[test]

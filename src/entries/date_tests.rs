@@ -1,0 +1,207 @@
+use super::*;
+
+/// The check time of the table: 2024-05-03 12:00:00 UTC (a Friday).
+const NOW: i64 = 1_714_737_600;
+
+fn utc(s: &str) -> i64 {
+    DateTime::parse_from_rfc3339(s).unwrap().timestamp()
+}
+
+fn berlin() -> Tz {
+    "Europe/Berlin".parse().unwrap()
+}
+
+fn shanghai() -> Tz {
+    "Asia/Shanghai".parse().unwrap()
+}
+
+#[test]
+fn forms_in_many_languages() {
+    let table: &[(&str, Tz, &str)] = &[
+        // ISO and numeric forms
+        ("2024-05-01", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("Posted 2024-05-01 10:30", Tz::UTC, "2024-05-01T10:30:00Z"),
+        (
+            "2024-05-01 10:30:15 +08:00",
+            Tz::UTC,
+            "2024-05-01T02:30:15Z",
+        ),
+        ("2024/5/1", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("2024.05.01", Tz::UTC, "2024-05-01T00:00:00Z"),
+        // Chinese and Japanese
+        ("2024年5月1日", shanghai(), "2024-04-30T16:00:00Z"),
+        (
+            "发布于 2024年5月1日 08:15",
+            shanghai(),
+            "2024-05-01T00:15:00Z",
+        ),
+        ("5月1日", shanghai(), "2024-04-30T16:00:00Z"),
+        ("3小时前", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("1 小时 13 分钟前", Tz::UTC, "2024-05-03T10:47:00Z"),
+        ("3時間前", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("昨日", Tz::UTC, "2024-05-02T00:00:00Z"),
+        ("昨天 14:30", shanghai(), "2024-05-02T06:30:00Z"),
+        // German
+        ("01.05.2024", berlin(), "2024-04-30T22:00:00Z"),
+        ("1. Mai 2024, 14:05 Uhr", berlin(), "2024-05-01T12:05:00Z"),
+        ("vor 3 Stunden", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("vor einer Stunde", Tz::UTC, "2024-05-03T11:00:00Z"),
+        ("gestern", berlin(), "2024-05-01T22:00:00Z"),
+        // English
+        ("1 May 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("May 1, 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("June 7th, 2023 at 3:15 pm", Tz::UTC, "2023-06-07T15:15:00Z"),
+        ("3 hours ago", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("an hour ago", Tz::UTC, "2024-05-03T11:00:00Z"),
+        ("2 days ago", Tz::UTC, "2024-05-01T12:00:00Z"),
+        ("yesterday", Tz::UTC, "2024-05-02T00:00:00Z"),
+        ("today 09:10", Tz::UTC, "2024-05-03T09:10:00Z"),
+        // French, Spanish, Polish, Korean, Russian, Dutch, Italian
+        ("1 mai 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("il y a 2 heures", Tz::UTC, "2024-05-03T10:00:00Z"),
+        ("1 de mayo de 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("hace 5 minutos", Tz::UTC, "2024-05-03T11:55:00Z"),
+        ("ayer", Tz::UTC, "2024-05-02T00:00:00Z"),
+        ("1 maja 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("3 godziny temu", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("3시간 전", Tz::UTC, "2024-05-03T09:00:00Z"),
+        ("1 мая 2024", Tz::UTC, "2024-05-01T00:00:00Z"),
+        ("2 uur geleden", Tz::UTC, "2024-05-03T10:00:00Z"),
+        ("2 ore fa", Tz::UTC, "2024-05-03T10:00:00Z"),
+        // only one reading of a slashed date with the year last
+        ("25/4/2024", Tz::UTC, "2024-04-25T00:00:00Z"),
+        ("4/25/2024", Tz::UTC, "2024-04-25T00:00:00Z"),
+    ];
+    let mut wrong = Vec::new();
+    for (text, tz, want) in table {
+        let got = find(text, NOW, *tz);
+        if got != Some(utc(want)) {
+            wrong.push(format!(
+                "{text:?}: got {:?}, want {want}",
+                got.map(crate::model::rfc3339)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_date_rather_than_a_guess() {
+    for text in [
+        "",
+        "Read more",
+        "12 comments",
+        "5/1/2024",
+        "Version 2.4.1",
+        "2024 was a good year",
+        "Call 0171 2345678",
+        "32.13.2024",
+        "2024-02-30",
+        "heute",
+        "months ago: 3 months ago",
+        "Die Regierung hat gestern beschlossen",
+    ] {
+        let got = find_forms(text, NOW, Tz::UTC, Forms::Absolute);
+        assert_eq!(got, None, "{text:?}");
+    }
+    assert_eq!(find("5/1/2024", NOW, Tz::UTC), None);
+    assert_eq!(find("3 months ago", NOW, Tz::UTC), None);
+    // a relative date is not read from running prose when only calendar dates are asked
+    assert_eq!(
+        find_forms("3 hours ago", NOW, Tz::UTC, Forms::Absolute),
+        None
+    );
+}
+
+#[test]
+fn the_first_date_of_a_text_wins() {
+    assert_eq!(
+        find(
+            "Updated 2 May 2024, first published 2024-04-01",
+            NOW,
+            Tz::UTC
+        ),
+        Some(utc("2024-05-02T00:00:00Z"))
+    );
+}
+
+#[test]
+fn month_day_without_year_is_the_latest_past_one() {
+    // 12月31日 read on 3 May 2024 is last December's
+    assert_eq!(
+        find("12月31日", NOW, Tz::UTC),
+        Some(utc("2023-12-31T00:00:00Z"))
+    );
+}
+
+#[test]
+fn machine_dates() {
+    let tz = berlin();
+    assert_eq!(
+        parse_machine("2024-05-01T10:00:00+02:00", tz),
+        Some(utc("2024-05-01T08:00:00Z"))
+    );
+    assert_eq!(
+        parse_machine("2024-05-01T10:00:00.250Z", tz),
+        Some(utc("2024-05-01T10:00:00Z"))
+    );
+    assert_eq!(
+        parse_machine("2024-05-01T10:00", tz),
+        Some(utc("2024-05-01T08:00:00Z"))
+    );
+    assert_eq!(
+        parse_machine("2024-05-01", tz),
+        Some(utc("2024-04-30T22:00:00Z"))
+    );
+    assert_eq!(
+        parse_machine("Wed, 01 May 2024 10:00:00 +0000", tz),
+        Some(utc("2024-05-01T10:00:00Z"))
+    );
+    assert_eq!(parse_machine("2024-05-01 release notes", tz), None);
+    assert_eq!(parse_machine("yesterday", tz), None);
+    assert_eq!(parse_machine("", tz), None);
+}
+
+#[test]
+fn plausibility() {
+    assert!(plausible(NOW, NOW));
+    assert!(plausible(NOW - 86_400 * 30, NOW));
+    assert!(!plausible(NOW + 1, NOW));
+    assert!(!plausible(NOW - MAX_AGE_SECS - 1, NOW));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Whatever the text, a date that passes [`plausible`] is never after the check;
+    /// and the relative and named-day forms never give one.
+    #[test]
+    fn never_a_date_in_the_future(
+        text in "[0-9a-zA-Z年月日前小时分钟 .:/,+-]{0,40}",
+        now in 1_000_000_000i64..2_000_000_000,
+    ) {
+        for tz in [Tz::UTC, berlin(), shanghai()] {
+            if let Some(t) = find(&text, now, tz) {
+                if plausible(t, now) {
+                    proptest::prop_assert!(t <= now);
+                }
+            }
+        }
+        if let Some((_, t)) = relative(&text.to_lowercase(), now) {
+            proptest::prop_assert!(t <= now);
+        }
+    }
+
+    /// Relative forms in several languages are before the check by the stated span.
+    #[test]
+    fn relative_spans(n in 1i64..500, now in 1_000_000_000i64..2_000_000_000) {
+        for (text, unit) in [
+            (format!("{n} hours ago"), 3600),
+            (format!("vor {n} Minuten"), 60),
+            (format!("{n}天前"), 86_400),
+            (format!("hace {n} horas"), 3600),
+        ] {
+            proptest::prop_assert_eq!(find(&text, now, Tz::UTC), Some(now - n * unit));
+        }
+    }
+}
