@@ -139,7 +139,8 @@ pub async fn run(config: &Config, command: Command, out: &mut dyn Write) -> Resu
         | Command::Diff { .. }
         | Command::Replay { .. }
         | Command::Eval { .. }
-        | Command::Synth { .. } => {}
+        | Command::Synth { .. }
+        | Command::Migrate { .. } => {}
     }
     Ok(())
 }

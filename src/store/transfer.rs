@@ -59,6 +59,8 @@ pub enum TransferError {
     Store(#[from] StoreError),
     #[error("the target is not empty ({0}); migrate into a new database or directory")]
     NotEmpty(Counts),
+    #[error("no store at {0}: name a sled data directory or a postgres:// URL")]
+    Missing(String),
     #[error("the copy does not match: the source holds {from}, the target {to}")]
     Mismatch { from: Counts, to: Counts },
 }
@@ -80,6 +82,33 @@ pub fn copy(from: &dyn Transfer, to: &dyn Transfer) -> Result<Counts, TransferEr
         return Err(TransferError::Mismatch { from: a, to: b });
     }
     Ok(a)
+}
+
+/// Whether a location named on the command line is a PostgreSQL database.
+pub fn is_postgres(at: &str) -> bool {
+    at.starts_with("postgres://") || at.starts_with("postgresql://")
+}
+
+/// The store at `at`: a `postgres://` URL, or a sled directory (which must exist unless
+/// `create`).
+pub fn open_location(at: &str, create: bool) -> Result<Box<dyn Transfer>, TransferError> {
+    if is_postgres(at) {
+        let mut opts = super::pg::PgOptions::new(at);
+        opts.renew_every = None;
+        return Ok(Box::new(super::pg::PgStore::connect(opts)?));
+    }
+    let path = std::path::Path::new(at);
+    if !create && !path.exists() {
+        return Err(TransferError::Missing(at.to_owned()));
+    }
+    Ok(Box::new(Store::open(path, 64 * 1024 * 1024)?))
+}
+
+/// `sitefeed migrate --from A --to B`.
+pub fn migrate(from: &str, to: &str) -> Result<Counts, TransferError> {
+    let source = open_location(from, false)?;
+    let target = open_location(to, true)?;
+    copy(source.as_ref(), target.as_ref())
 }
 
 /// The key's last 8 bytes (sequence number or URL hash).
