@@ -414,7 +414,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     if !matches!(
         cli.command,
         Command::Add { .. } | Command::ImportOpml { .. }
-    ) && !config.storage.path.exists()
+    ) && config.storage.backend == crate::config::Backend::Sled
+        && !config.storage.path.exists()
     {
         let path = std::path::absolute(&config.storage.path)
             .unwrap_or_else(|_| config.storage.path.clone());

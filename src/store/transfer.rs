@@ -118,10 +118,16 @@ fn tail(k: &[u8]) -> Vec<u8> {
 
 impl Transfer for Store {
     fn watch_ids(&self) -> Result<Vec<WatchId>, StoreError> {
+        if let Some(pg) = self.pg() {
+            return pg.watch_ids();
+        }
         Ok(self.watches()?.into_iter().map(|w| w.id).collect())
     }
 
     fn dump(&self, id: &WatchId) -> Result<Option<WatchDump>, StoreError> {
+        if let Some(pg) = self.pg() {
+            return pg.dump(id);
+        }
         let (Some(watch), Some(state)) = (self.watch(id)?, self.state(id)?) else {
             return Ok(None);
         };
@@ -163,6 +169,9 @@ impl Transfer for Store {
     }
 
     fn import(&self, d: &WatchDump) -> Result<(), StoreError> {
+        if let Some(pg) = self.pg() {
+            return pg.import(d);
+        }
         let id = &d.watch.id;
         let mut batch = sled::Batch::default();
         batch.insert(keys::watch_key(keys::WATCH, id), encode(&d.watch));
@@ -196,6 +205,9 @@ impl Transfer for Store {
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {
+        if let Some(pg) = self.pg() {
+            return pg.counts();
+        }
         let db = self.db()?;
         let n = |kind: u8| db.scan_prefix([kind]).keys().count() as u64;
         // Entries, not records: an entry stored twice (under two sequence numbers) counts

@@ -254,6 +254,11 @@ impl PgStore {
         Ok(store)
     }
 
+    /// How long a host lease lasts without renewal.
+    pub fn lease(&self) -> Duration {
+        self.inner.db.opts.lease
+    }
+
     /// This node's name in the leases.
     pub fn node(&self) -> &str {
         &self.inner.db.node
