@@ -1,6 +1,10 @@
 -- sitefeed's schema on PostgreSQL, version 1. Run once, in a transaction, by the
 -- migrator (src/store/pg/migrate.rs); never edited after release: a change is a new file.
 
+-- Feed stamps: store-wide increasing, so a watch removed and added again never repeats
+-- an ETag.
+CREATE SEQUENCE feed_seq;
+
 -- One row per watch: its settings and its check state (JSON, the same values the sled
 -- backend keeps), the columns the scheduler and the feeds query, and the last link array.
 CREATE TABLE watches (
@@ -13,7 +17,7 @@ CREATE TABLE watches (
     next_check  bigint NOT NULL,
     paused      boolean NOT NULL,
     -- Bumped by every write that can change the watch's feeds: the feeds' ETag.
-    change_seq  bigint NOT NULL DEFAULT 1,
+    change_seq  bigint NOT NULL DEFAULT nextval('feed_seq'),
     -- The link array of the last successful check (the store's binary link codec).
     links       bytea,
     -- A deep watch's crawl state.

@@ -177,7 +177,8 @@ pub fn analyse<H: History>(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
-    let mut structure = entries::structure(&decoded.text, input.url, &page.links);
+    // One pass: the links' places, and what their entries say (summary, date, picture).
+    let mut structure = entries::structure_with_facts(&decoded.text, input.url, &page.links);
     // Deep watches: the site's template links and blocks are noise, removed before the
     // denoised fingerprint and the diff.
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {
@@ -188,6 +189,8 @@ pub fn analyse<H: History>(
         page.links = links;
         structure.ctx = ctx;
     }
+    // Link hygiene: tracking parameters leave the links before anything compares them.
+    entries::hygiene::clean_links(&mut page.links);
     let link_fp = hex(&fingerprint::links(&page.links));
     if !input.force && prev.link_fingerprint == Some(link_fp.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
@@ -200,7 +203,10 @@ pub fn analyse<H: History>(
     let old = if baseline {
         Vec::new()
     } else {
-        history.links()?
+        let mut old = history.links()?;
+        // (links stored before hygiene compare as they are now)
+        entries::hygiene::clean_links(&mut old);
+        old
     };
     // Selective extraction: a URL this watch saw before is never new again. The URLs
     // ever seen are those on the last page plus those that left a page before.
@@ -247,11 +253,31 @@ pub fn analyse<H: History>(
         params,
         &mut not_inserted,
     )?;
-    let mut new_items: Vec<Item> = decision
-        .items
-        .iter()
-        .map(|&i| item_for(&links[i], now))
-        .collect();
+    let tz = watch
+        .options
+        .timezone
+        .as_deref()
+        .and_then(|z| z.parse::<chrono_tz::Tz>().ok())
+        .unwrap_or(chrono_tz::Tz::UTC);
+    let item_at = |i: usize| {
+        let mut item = item_for(&links[i], now);
+        if let Some(facts) = &structure.facts {
+            let entry = entries::content::EntryRef {
+                main: i,
+                block: decision.block_of.get(i).copied().flatten(),
+                links,
+                ctx: &structure.ctx,
+                page: input.url,
+            };
+            let c = entries::content::content(facts, &entry, now, tz);
+            item.summary = c.summary;
+            item.published = c.published;
+            item.image = c.image;
+            item.author = c.author;
+        }
+        item
+    };
+    let mut new_items: Vec<Item> = decision.items.iter().map(|&i| item_at(i)).collect();
     if baseline && prev.backfill > 0 {
         let mut once = HashSet::new();
         new_items = decision
@@ -259,7 +285,7 @@ pub fn analyse<H: History>(
             .iter()
             .filter(|&&i| links[i].url != watch.url && once.insert(links[i].url.as_str()))
             .take(prev.backfill as usize)
-            .map(|&i| item_for(&links[i], now))
+            .map(|&i| item_at(i))
             .collect();
     }
     let retitled = decision

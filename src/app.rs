@@ -266,7 +266,7 @@ impl App {
             .with_browser(&config.browser);
         let metrics = Metrics::default();
         // Counted once here; kept up to date as watches come and go.
-        metrics.set_watches(store.watches()?.iter().map(|w| w.render));
+        metrics.set_watches(store.watch_renders()?.into_iter());
         Ok(Self {
             config,
             store,
@@ -590,13 +590,14 @@ impl App {
     pub fn recheck_failing(&self) -> Result<usize, AppError> {
         let now = self.clock.now();
         let mut moved = 0;
-        for w in self.store.watches()? {
+        // The failing index: a start-up reads the failing watches only.
+        for id in self.store.failing_watches()? {
+            let (Some(w), Some(s)) = (self.store.watch(&id)?, self.store.state(&id)?) else {
+                continue;
+            };
             if w.options.paused {
                 continue;
             }
-            let Some(s) = self.store.state(&w.id)? else {
-                continue;
-            };
             if s.status == crate::model::Status::Error && s.next_check > now + 60 {
                 let at = now + 5 + i64::try_from(moved % 55).unwrap_or(0);
                 self.store.update_watch(&w, false, None, Some(at))?;

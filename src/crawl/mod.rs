@@ -431,6 +431,7 @@ impl Crawl {
             kept_structure: entries::Structure {
                 ctx: kept_ctx,
                 blocks: text.blocks,
+                facts: None,
             },
             cues,
             content: text.content,

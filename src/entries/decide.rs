@@ -150,6 +150,9 @@ pub struct Decision {
     /// The page's entries in order (main link index of each entry of an entry list),
     /// for a backfill.
     pub entries: Vec<usize>,
+    /// `block_of[i]`: the element that holds the entry of link `i` (`None` for a link
+    /// standing alone): where the entry's summary, date and picture are read.
+    pub block_of: Vec<Option<u32>>,
 }
 
 /// Display width of a title: CJK, kana and hangul count two.
@@ -495,12 +498,19 @@ pub fn decide<E>(
         .map(|(&role, _)| role)
         .collect();
     entry_roles.sort_unstable();
+    let block_of = (0..links.len())
+        .map(|i| {
+            let e = lists.entries.entry_of.get(i)?;
+            lists.entries.container.get(*e).copied().flatten()
+        })
+        .collect();
     Ok(Decision {
         verdicts,
         items,
         entry_roles: super::remember(prior.entry_roles, &entry_roles),
         retitled,
         entries: listed,
+        block_of,
     })
 }
 

@@ -26,15 +26,18 @@
 //!
 //! The decision on every link of a page, by structure: see [`decide`].
 
+pub mod content;
 pub mod date;
 pub mod decide;
+pub mod hygiene;
 pub mod structure;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::model::Link;
 pub use structure::{
-    anchor_context, contexts, contexts_with_text, structure, Blocks, Context, PageText, Structure,
+    anchor_context, contexts, contexts_with_text, structure, structure_with_facts, Blocks, Context,
+    PageText, Structure,
 };
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.

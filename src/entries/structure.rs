@@ -25,6 +25,7 @@ use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{doc_text, element, text, HtmlRewriter, Settings};
 use url::Url;
 
+use super::content::Facts;
 use crate::extract;
 use crate::model::Link;
 
@@ -178,6 +179,8 @@ struct State {
     text: Option<Text>,
     /// What each element holds besides its links ([`Blocks`]), indexed by element id.
     blocks: Blocks,
+    /// `Some` when entry content is collected ([`structure_with_facts`]).
+    facts: Option<Facts>,
 }
 
 /// What the elements of a page hold besides links: for each element (by instance id),
@@ -303,6 +306,9 @@ impl State {
         if let Some(pos) = self.stack.iter().rposition(|f| f.id == id) {
             for f in &self.stack[pos..] {
                 self.blocks.close(f.id, self.next_id);
+                if let Some(facts) = &mut self.facts {
+                    facts.close(f.id, self.next_id);
+                }
             }
             self.stack.truncate(pos);
         }
@@ -318,6 +324,9 @@ impl State {
         if let Some(pos) = self.stack.iter().rposition(|f| f.tag == "a") {
             let id = self.stack[pos].id;
             self.blocks.close(id, self.next_id);
+            if let Some(facts) = &mut self.facts {
+                facts.close(id, self.next_id);
+            }
             self.stack.remove(pos);
             if self.open.is_some_and(|(a, _)| a == id) {
                 self.open = None;
@@ -373,18 +382,24 @@ impl State {
                 self.anchors[i].ctx.heading = true;
             }
         }
-        let hidden = self.text.is_some() && (parent.is_some_and(|p| p.hidden) || hides(el, &tag));
-        let breaks =
-            self.text.is_some() && extract::links::BREAKING_ELEMENTS.contains(&tag.as_str());
+        let texts = self.text.is_some() || self.facts.is_some();
+        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides(el, &tag));
+        let breaks = texts && extract::links::BREAKING_ELEMENTS.contains(&tag.as_str());
         if breaks {
             if let Some(t) = &mut self.text {
                 t.split();
+            }
+            if let Some(f) = &mut self.facts {
+                f.split();
             }
         }
         let sig = signature(&tag, el.get_attribute("class").as_deref());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
         self.blocks.open(id);
+        if let Some(f) = &mut self.facts {
+            f.open(id, &tag, el);
+        }
         if matches!(tag.as_str(), "img" | "picture" | "svg" | "video" | "time") {
             if let Some(m) = self.blocks.media.get_mut(id as usize) {
                 *m += 1;
@@ -579,9 +594,10 @@ fn decode_href(h: &str) -> String {
 
 /// Runs the pass over `html`, collecting the text too when `with_text`. `None` when
 /// lol_html gives up on the page.
-fn pass(html: &str, with_text: bool) -> Option<State> {
+fn pass(html: &str, with_text: bool, with_facts: bool) -> Option<State> {
     let state = Rc::new(RefCell::new(State {
         text: with_text.then(Text::default),
+        facts: with_facts.then(Facts::default),
         ..State::default()
     }));
     let (s1, s2, s3) = (Rc::clone(&state), Rc::clone(&state), Rc::clone(&state));
@@ -596,6 +612,9 @@ fn pass(html: &str, with_text: bool) -> Option<State> {
                         st.close(id);
                         if let (true, Some(t)) = (breaks, &mut st.text) {
                             t.split();
+                        }
+                        if let (true, Some(f)) = (breaks, &mut st.facts) {
+                            f.split();
                         }
                         Ok(())
                     }));
@@ -616,6 +635,11 @@ fn pass(html: &str, with_text: bool) -> Option<State> {
         if with_text {
             st.on_doc_text(t);
         }
+        if with_facts && t.text_type() == TextType::Data {
+            if let Some(f) = &mut st.facts {
+                f.chunk(t.as_str(), t.last_in_text_node());
+            }
+        }
         Ok(())
     }));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
@@ -629,6 +653,9 @@ fn pass(html: &str, with_text: bool) -> Option<State> {
     let mut st = std::mem::take(&mut *state.borrow_mut());
     let open: Vec<u32> = st.stack.iter().map(|f| f.id).collect();
     st.blocks.finish(&open, st.next_id);
+    if let Some(f) = &mut st.facts {
+        f.finish(&open, st.next_id);
+    }
     Some(st)
 }
 
@@ -679,26 +706,39 @@ pub struct Structure {
     /// `ctx[i]` is the context of link `i` ([`contexts`]).
     pub ctx: Vec<Option<Context>>,
     pub blocks: Blocks,
+    /// What entry content is read from, when asked for ([`structure_with_facts`]).
+    pub facts: Option<Facts>,
 }
 
 /// [`contexts`] and [`Blocks`] from one pass. Never fails: a page the pass cannot read
 /// gives all `None` and empty blocks.
 pub fn structure(html: &str, page_url: &Url, links: &[Link]) -> Structure {
-    let Some(mut st) = pass(html, false) else {
+    structure_of(html, page_url, links, false)
+}
+
+/// [`structure`], and from the same pass the [`Facts`] entry content is read from.
+pub fn structure_with_facts(html: &str, page_url: &Url, links: &[Link]) -> Structure {
+    structure_of(html, page_url, links, true)
+}
+
+fn structure_of(html: &str, page_url: &Url, links: &[Link], with_facts: bool) -> Structure {
+    let Some(mut st) = pass(html, false, with_facts) else {
         return Structure {
             ctx: vec![None; links.len()],
             blocks: Blocks::default(),
+            facts: None,
         };
     };
     refine_roles(&mut st.anchors);
     let pairs = pair(&st, page_url, links);
     let blocks = std::mem::take(&mut st.blocks);
+    let facts = st.facts.take();
     let mut anchors: Vec<Option<Context>> = st.anchors.into_iter().map(|a| Some(a.ctx)).collect();
     let ctx = pairs
         .into_iter()
         .map(|p| p.and_then(|i| anchors[i].take()))
         .collect();
-    Structure { ctx, blocks }
+    Structure { ctx, blocks, facts }
 }
 
 /// [`contexts`], and the page's visible text with where each link's text stands in it,
@@ -709,7 +749,7 @@ pub fn contexts_with_text(
     page_url: &Url,
     links: &[Link],
 ) -> (Vec<Option<Context>>, PageText) {
-    let Some(mut st) = pass(html, true) else {
+    let Some(mut st) = pass(html, true, false) else {
         let text = PageText {
             anchors: vec![None; links.len()],
             ..PageText::default()

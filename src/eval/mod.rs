@@ -19,6 +19,7 @@
 //! Scores are micro-averaged: true/false positives and negatives are summed over steps
 //! (and over sites for the overall rows). Items are de-duplicated by URL within a step.
 
+pub mod content;
 pub mod corpus;
 pub mod synth;
 mod synth_kinds;

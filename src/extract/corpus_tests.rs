@@ -31,7 +31,7 @@ use super::{charset, extract, url::normalize};
 
 /// The corpus folder: `$SITEFEED_CORPUS`, else `../shared/corpus` relative to the crate.
 /// `None` (after printing `SKIPPED:`) when it is missing; a panic in CI (`CI=true`).
-fn corpus_dir() -> Option<PathBuf> {
+pub(crate) fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("SITEFEED_CORPUS").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
         PathBuf::from,

@@ -81,7 +81,7 @@ pub mod links;
 pub mod url;
 
 #[cfg(test)]
-mod corpus_tests;
+pub(crate) mod corpus_tests;
 
 use ::url::Url;
 use thiserror::Error;

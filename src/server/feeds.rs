@@ -1,6 +1,15 @@
 //! `GET /feed/<id>.{xml,atom,json}` and `GET /opml`, with ETag / Last-Modified and 304.
+//!
+//! A watch's feed is answered from its feed stamp (`store::FeedStamp`, one small read):
+//! the ETag is made of the stamp's change sequence, whether the error item is due, the
+//! format, the base URL the feed is rendered for and the service's configuration and
+//! version, so a matching conditional GET is a 304 without reading the watch or its
+//! items, and a rendered feed is kept in a bounded in-memory cache ([`FeedCache`]) until
+//! the stamp changes. Tag feeds and the OPML are rendered on each request (their ETag is
+//! a hash of the body).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -20,20 +29,237 @@ pub fn router() -> Router<Arc<App>> {
         .route("/feed/{file}", get(feed))
         .route("/feed/tag/{file}", get(tag_feed))
         .route("/opml", get(opml))
+        .layer(Extension(Arc::new(FeedCache::new(FEED_CACHE_BYTES))))
+}
+
+/// Bytes of rendered feeds kept in memory.
+pub const FEED_CACHE_BYTES: usize = 32 << 20;
+
+/// Rendered watch feeds by watch, format and base URL, each with the stamp it was
+/// rendered at; bounded by bytes (the least recently rendered go first).
+#[derive(Debug)]
+pub struct FeedCache {
+    budget: usize,
+    inner: Mutex<CacheInner>,
+    /// Hash of the configuration and version (a feed rendered by another configuration
+    /// or release has another ETag), computed once.
+    epoch: OnceLock<String>,
+}
+
+#[derive(Debug, Default)]
+struct CacheInner {
+    map: HashMap<(WatchId, Format, String), Cached>,
+    bytes: usize,
+    tick: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Cached {
+    seq: u64,
+    error_due: bool,
+    updated: i64,
+    body: axum::body::Bytes,
+    tick: u64,
+}
+
+impl FeedCache {
+    pub fn new(budget: usize) -> Self {
+        Self {
+            budget,
+            inner: Mutex::new(CacheInner::default()),
+            epoch: OnceLock::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheInner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn get(&self, key: &(WatchId, Format, String), seq: u64, error_due: bool) -> Option<Cached> {
+        let inner = self.lock();
+        inner
+            .map
+            .get(key)
+            .filter(|c| c.seq == seq && c.error_due == error_due)
+            .cloned()
+    }
+
+    fn put(&self, key: &(WatchId, Format, String), entry: Cached) {
+        let size = entry.body.len() + key.2.len() + 64;
+        if size > self.budget / 8 {
+            return;
+        }
+        let mut inner = self.lock();
+        inner.tick += 1;
+        let tick = inner.tick;
+        if let Some(old) = inner.map.insert(key.clone(), Cached { tick, ..entry }) {
+            inner.bytes -= old.body.len() + key.2.len() + 64;
+        }
+        inner.bytes += size;
+        if inner.bytes > self.budget {
+            // Evict the oldest down to three quarters of the budget.
+            let mut ticks: Vec<(u64, (WatchId, Format, String))> =
+                inner.map.iter().map(|(k, c)| (c.tick, k.clone())).collect();
+            ticks.sort_unstable_by_key(|t| t.0);
+            for (_, k) in ticks {
+                if inner.bytes <= self.budget / 4 * 3 {
+                    break;
+                }
+                if let Some(c) = inner.map.remove(&k) {
+                    inner.bytes -= c.body.len() + k.2.len() + 64;
+                }
+            }
+        }
+    }
+}
+
+/// The formats of a watch feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Format {
+    Rss,
+    Atom,
+    Json,
+}
+
+impl Format {
+    fn from_ext(ext: &str) -> Option<Self> {
+        match ext {
+            "xml" | "rss" => Some(Self::Rss),
+            "atom" => Some(Self::Atom),
+            "json" => Some(Self::Json),
+            _ => None,
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Self::Rss => "application/rss+xml; charset=utf-8",
+            Self::Atom => "application/atom+xml; charset=utf-8",
+            Self::Json => "application/feed+json",
+        }
+    }
+}
+
+/// Whether the watch's error item is due at `now` (it shows a configured time after the
+/// failures began).
+fn error_due(app: &App, stamp: crate::store::FeedStamp) -> bool {
+    match (stamp.error_since, app.config.feed.error_item_after) {
+        (Some(since), Some(after)) => {
+            let after = i64::try_from(after.as_secs()).unwrap_or(i64::MAX / 4);
+            app.clock.now() >= since.saturating_add(after)
+        }
+        _ => false,
+    }
+}
+
+/// The ETag of a watch feed: a function of the stamp, the format, the base URL and the
+/// configuration, never of the body (so it is known without rendering).
+fn stamp_etag(
+    cache: &FeedCache,
+    app: &App,
+    stamp: crate::store::FeedStamp,
+    error_due: bool,
+    format: Format,
+    base: &str,
+) -> String {
+    use md5::{Digest, Md5};
+    let epoch = cache.epoch.get_or_init(|| {
+        let config = format!("{}|{:?}", env!("CARGO_PKG_VERSION"), app.config);
+        crate::model::hex(&Md5::digest(config.as_bytes())[..8])
+    });
+    let mut h = Md5::new();
+    h.update(epoch.as_bytes());
+    h.update([format as u8, u8::from(error_due)]);
+    h.update(base.as_bytes());
+    format!(
+        "\"{:x}-{}\"",
+        stamp.seq,
+        crate::model::hex(&h.finalize()[..6])
+    )
+}
+
+/// Whether `If-None-Match` names `etag` (weakly, or `*`).
+fn none_match(headers: &HeaderMap, etag: &str) -> Option<bool> {
+    let inm = headers.get(header::IF_NONE_MATCH)?.to_str().ok()?;
+    Some(inm.split(',').any(|t| {
+        let t = t.trim();
+        t == "*" || t.trim_start_matches("W/") == etag
+    }))
+}
+
+/// A watch feed's response from its ETag and, unless it is a 304, its body.
+fn stamped_response(
+    headers: &HeaderMap,
+    etag: &str,
+    format: Format,
+    updated: i64,
+    body: axum::body::Bytes,
+) -> Response {
+    let fresh = match none_match(headers, etag) {
+        Some(m) => m,
+        None => headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|s| chrono::DateTime::parse_from_rfc2822(s).ok())
+            .is_some_and(|since| since.timestamp() >= updated),
+    };
+    let mut h = HeaderMap::new();
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&httpdate(updated)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=60"),
+    );
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, h).into_response();
+    }
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    (StatusCode::OK, h, body).into_response()
 }
 
 async fn feed(
     State(app): State<Arc<App>>,
     Path(file): Path<String>,
     Extension(base): Extension<super::base::PublicBase>,
+    Extension(cache): Extension<Arc<FeedCache>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let not_found = || ApiError::NotFound(format!("feed {file}"));
     let (id, ext) = file.rsplit_once('.').ok_or_else(not_found)?;
     let id = WatchId::parse(id).ok_or_else(not_found)?;
-    let watch = app.store.watch(&id)?.ok_or_else(not_found)?;
-    let state = app.store.state(&id)?;
-    let mut items = app.store.items(&id, app.config.feed.max_items)?;
+    let format = Format::from_ext(ext).ok_or_else(not_found)?;
+    let stamp = app.store.feed_stamp(&id)?.ok_or_else(not_found)?;
+    let due = error_due(&app, stamp);
+    let etag = stamp_etag(&cache, &app, stamp, due, format, &base.0);
+    if none_match(&headers, &etag) == Some(true) {
+        // The stamp says the feed is the one the client has: no item is read.
+        let mut h = HeaderMap::new();
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            h.insert(header::ETAG, v);
+        }
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("max-age=60"),
+        );
+        return Ok((StatusCode::NOT_MODIFIED, h).into_response());
+    }
+    let key = (id, format, base.0.clone());
+    if let Some(c) = cache.get(&key, stamp.seq, due) {
+        return Ok(stamped_response(&headers, &etag, format, c.updated, c.body));
+    }
+    let id = &key.0;
+    let watch = app.store.watch(id)?.ok_or_else(not_found)?;
+    let state = app.store.state(id)?;
+    let mut items = app.store.items(id, app.config.feed.max_items)?;
     // One item per id (= per link), whatever the store holds: a feed never repeats one.
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));
@@ -60,17 +286,28 @@ async fn feed(
         updated,
         ttl_minutes: state
             .as_ref()
-            .map(|s| (s.sched.b / 60.0).ceil().max(1.0) as u32),
+            .map(|s| crate::store::feed_ttl_minutes(s.sched.b)),
         icon: state.as_ref().and_then(|s| s.icon.as_deref()),
         self_path: None,
     };
-    let (body, content_type) = match ext {
-        "xml" | "rss" => (render::rss(&view), "application/rss+xml; charset=utf-8"),
-        "atom" => (render::atom(&view), "application/atom+xml; charset=utf-8"),
-        "json" => (render::json_feed(&view), "application/feed+json"),
-        _ => return Err(not_found()),
-    };
-    Ok(conditional(&headers, body, content_type, updated))
+    let body = axum::body::Bytes::from(match format {
+        Format::Rss => render::rss(&view),
+        Format::Atom => render::atom(&view),
+        Format::Json => render::json_feed(&view),
+    });
+    // Rendered after the stamp was read: a commit in between makes it newer than its
+    // stamp, never older, and the next request renders again.
+    cache.put(
+        &key,
+        Cached {
+            seq: stamp.seq,
+            error_due: due,
+            updated,
+            body: body.clone(),
+            tick: 0,
+        },
+    );
+    Ok(stamped_response(&headers, &etag, format, updated, body))
 }
 
 /// What a watch's feed shows before its first new item, so that a new watch does not

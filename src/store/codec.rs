@@ -1,12 +1,103 @@
 //! Value encodings. Every value starts with a version byte: `1` is JSON (watches,
 //! states, items), `2` is the binary link array: for each link, the text and the URL,
-//! each as a LEB128 length and UTF-8 bytes. The link array is the largest value and is
-//! rewritten by every check that changes a page, so it is kept lean.
+//! each as a LEB128 length and UTF-8 bytes; `3` is a link array as a delta against the
+//! one before it: copies of runs of the old array and the new links in between. The link
+//! array is the largest value; a check that changes a page writes a delta, not the array.
+
+use std::collections::HashMap;
 
 use crate::model::Link;
 
 pub const JSON_V1: u8 = 1;
 pub const LINKS_V2: u8 = 2;
+pub const LINKS_DELTA_V3: u8 = 3;
+
+/// Delta op: copy `len` links of the old array from `from`.
+const OP_COPY: u8 = 0;
+/// Delta op: `n` new links follow.
+const OP_INSERT: u8 = 1;
+
+/// `new` as a delta against `old` (what [`apply_delta`] turns back into `new`).
+pub fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
+    let mut first: HashMap<(&str, &str), usize> = HashMap::with_capacity(old.len());
+    for (i, l) in old.iter().enumerate() {
+        first.entry((l.url.as_str(), l.text.as_str())).or_insert(i);
+    }
+    let mut out = vec![LINKS_DELTA_V3];
+    put_len(&mut out, new.len());
+    let mut inserts: Vec<&Link> = Vec::new();
+    // The current copy run: (from, len).
+    let mut run: Option<(usize, usize)> = None;
+    let flush_inserts = |out: &mut Vec<u8>, inserts: &mut Vec<&Link>| {
+        if !inserts.is_empty() {
+            out.push(OP_INSERT);
+            put_len(out, inserts.len());
+            for l in inserts.drain(..) {
+                put_str(out, &l.text);
+                put_str(out, &l.url);
+            }
+        }
+    };
+    let flush_run = |out: &mut Vec<u8>, run: &mut Option<(usize, usize)>| {
+        if let Some((from, len)) = run.take() {
+            out.push(OP_COPY);
+            put_len(out, from);
+            put_len(out, len);
+        }
+    };
+    for l in new {
+        if let Some((from, len)) = &mut run {
+            if old.get(*from + *len) == Some(l) {
+                *len += 1;
+                continue;
+            }
+        }
+        flush_run(&mut out, &mut run);
+        if let Some(&j) = first.get(&(l.url.as_str(), l.text.as_str())) {
+            flush_inserts(&mut out, &mut inserts);
+            run = Some((j, 1));
+        } else {
+            inserts.push(l);
+        }
+    }
+    flush_run(&mut out, &mut run);
+    flush_inserts(&mut out, &mut inserts);
+    out
+}
+
+/// The link array a delta makes of `old`; `None` if the bytes are not a delta of it.
+pub fn apply_delta(old: &[Link], bytes: &[u8]) -> Option<Vec<Link>> {
+    let (&tag, mut rest) = bytes.split_first()?;
+    if tag != LINKS_DELTA_V3 {
+        return None;
+    }
+    let n = get_len(&mut rest)?;
+    let mut links = Vec::with_capacity(n.min(old.len() + rest.len()));
+    while !rest.is_empty() {
+        let (&op, r) = rest.split_first()?;
+        rest = r;
+        match op {
+            OP_COPY => {
+                let from = get_len(&mut rest)?;
+                let len = get_len(&mut rest)?;
+                links.extend_from_slice(old.get(from..from.checked_add(len)?)?);
+            }
+            OP_INSERT => {
+                let k = get_len(&mut rest)?;
+                for _ in 0..k {
+                    let text = get_str(&mut rest)?;
+                    let url = get_str(&mut rest)?;
+                    links.push(Link { text, url });
+                }
+            }
+            _ => return None,
+        }
+        if links.len() > n {
+            return None;
+        }
+    }
+    (links.len() == n).then_some(links)
+}
 
 pub fn encode_links(links: &[Link]) -> Vec<u8> {
     let size: usize = links.iter().map(|l| l.text.len() + l.url.len() + 4).sum();
@@ -92,7 +183,47 @@ mod tests {
         #[test]
         fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode_links(&bytes);
+            let _ = apply_delta(&[Link::new("a", "http://a/")], &bytes);
         }
+
+        /// Any array as a delta of any other turns back into itself, with links repeated,
+        /// moved, dropped and new.
+        #[test]
+        fn delta_round_trip(
+            old in proptest::collection::vec(("[ab]{0,2}", "[a-d]{1,2}"), 0..40),
+            new in proptest::collection::vec(("[ab]{0,2}", "[a-e]{1,2}"), 0..40),
+        ) {
+            let old: Vec<Link> = old.into_iter().map(|(t, u)| Link::new(t, u)).collect();
+            let new: Vec<Link> = new.into_iter().map(|(t, u)| Link::new(t, u)).collect();
+            prop_assert_eq!(apply_delta(&old, &encode_delta(&old, &new)), Some(new));
+        }
+    }
+
+    #[test]
+    fn a_page_with_a_few_new_links_on_top_is_a_small_delta() {
+        let old: Vec<Link> = (0..400)
+            .map(|i| {
+                Link::new(
+                    format!("story number {i}"),
+                    format!("http://news.example/item/{i}"),
+                )
+            })
+            .collect();
+        let mut new: Vec<Link> = (400..403)
+            .map(|i| {
+                Link::new(
+                    format!("story number {i}"),
+                    format!("http://news.example/item/{i}"),
+                )
+            })
+            .collect();
+        new.extend_from_slice(&old[..397]);
+        let delta = encode_delta(&old, &new);
+        assert!(delta.len() < 150, "{} bytes", delta.len());
+        assert!(encode_links(&new).len() > 10_000);
+        assert_eq!(apply_delta(&old, &delta), Some(new));
+        // A delta does not apply to an array too short for its copies.
+        assert_eq!(apply_delta(&old[..100], &delta), None);
     }
 
     #[test]

@@ -9,7 +9,12 @@
 //! | `s` id | [`WatchState`](super::WatchState) |
 //! | `l` id | the last link array |
 //! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
-//! | `u` id md5(url)[..8] | empty: this URL was seen on the page once |
+//! | `I` id first_seq(u64) | older items packed by a hundred (`items.rs`) |
+//! | `L` id n(u32) | a delta of the link array (`codec.rs`), applied in order after `l` |
+//! | `u` id md5(url)[..8] | when this URL last left the page (unix minutes u32, check count u32); empty in stores written before it was kept |
+//! | `q` id | the watch's feed stamp: change sequence (u64), failing since (i64, when failing) |
+//! | `f` id | empty: the watch is failing (its last check was an error) |
+//! | `r` id | the watch's render mode (JSON), counted at start-up without reading watches |
 //! | `d` next_check(u64) id | empty: the due index, ordered by time |
 //! | `c` id | a deep watch's [`CrawlState`](crate::crawl::state::CrawlState) |
 //! | `p` id md5(url)[..8] | the last link array of one page of a deep watch's site |
@@ -25,6 +30,27 @@ pub const SEEN: u8 = b'u';
 pub const DUE: u8 = b'd';
 pub const CRAWL: u8 = b'c';
 pub const PAGE: u8 = b'p';
+pub const LINK_DELTA: u8 = b'L';
+pub const ITEM_CHUNK: u8 = b'I';
+pub const FEED: u8 = b'q';
+pub const FAILING: u8 = b'f';
+pub const RENDER: u8 = b'r';
+
+/// The kinds whose keys are `kind id`, one per watch.
+pub const PER_WATCH: [u8; 7] = [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER];
+/// The kinds whose keys are ranges under `kind id`.
+pub const PER_WATCH_RANGES: [u8; 5] = [ITEM, SEEN, PAGE, LINK_DELTA, ITEM_CHUNK];
+
+pub fn link_delta(id: &WatchId, n: u32) -> Vec<u8> {
+    let mut k = watch_key(LINK_DELTA, id);
+    k.extend_from_slice(&n.to_be_bytes());
+    k
+}
+
+/// The watch id at the end of a `kind id` key.
+pub fn id_of(key: &[u8]) -> Option<WatchId> {
+    WatchId::parse(std::str::from_utf8(key.get(1..)?).ok()?)
+}
 
 /// `kind id`: the whole key of a per-watch record, or the prefix of its ranges.
 pub fn watch_key(kind: u8, id: &WatchId) -> Vec<u8> {

@@ -9,10 +9,16 @@
 mod backend;
 mod codec;
 mod health;
-pub use backend::NodeLimits;
+mod items;
 mod keys;
+mod links;
 pub mod pg;
+mod seen;
+mod stamp;
 pub mod transfer;
+
+pub use backend::NodeLimits;
+pub use stamp::{feed_ttl_minutes, FeedStamp, Usage};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -22,7 +28,9 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::model::{Item, Link, Status, Watch, WatchId};
 
 /// Version of the key layout and value encoding. Bumped on incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,
+/// failing and render indices (a schema-1 store is migrated on open).
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub use crate::model::ITEMS_KEPT;
 
@@ -436,6 +444,9 @@ impl Store {
                         found,
                     });
                 }
+                if found < 2 {
+                    Self::migrate_1_to_2(&db)?;
+                }
             }
         }
         Ok(db)
@@ -456,6 +467,8 @@ impl Store {
             let mut batch = sled::Batch::default();
             batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
             batch.insert(keys::due(state.next_check, &watch.id), &[]);
+            Self::put_index(&mut batch, watch, state);
+            self.bump_feed(&mut batch, &watch.id, state)?;
             self.db()?.apply_batch(batch)?;
             self.db()?.flush()?;
         }
@@ -495,14 +508,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.links(id);
         }
-        let key = keys::watch_key(keys::LINKS, id);
-        match self.db()?.get(&key)? {
-            None => Ok(Vec::new()),
-            Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
-                key: String::from_utf8_lossy(&key).into_owned(),
-                reason: "malformed link array".into(),
-            }),
-        }
+        Ok(self.stored_links(id)?.links)
     }
 
     /// A deep watch's crawl state (empty before its first deep check).
@@ -543,22 +549,6 @@ impl Store {
         Ok(self.db()?.contains_key(keys::seen(id, url))?)
     }
 
-    /// Up to `limit` items, newest first.
-    pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
-        if let Some(pg) = &self.pg {
-            return pg.items(id, limit);
-        }
-        self.db()?
-            .scan_prefix(keys::watch_key(keys::ITEM, id))
-            .rev()
-            .take(limit)
-            .map(|kv| {
-                let (k, v) = kv?;
-                decode(&k, &v)
-            })
-            .collect()
-    }
-
     /// Removes a watch and everything stored for it. Returns whether it existed.
     fn remove_watch_unguarded(&self, id: &WatchId) -> Result<bool, StoreError> {
         let Some(state) = self.state(id)? else {
@@ -569,10 +559,10 @@ impl Store {
         };
         let mut batch = sled::Batch::default();
         batch.remove(keys::due(state.next_check, id));
-        for kind in [keys::WATCH, keys::STATE, keys::LINKS, keys::CRAWL] {
+        for kind in keys::PER_WATCH {
             batch.remove(keys::watch_key(kind, id));
         }
-        for kind in [keys::ITEM, keys::SEEN, keys::PAGE] {
+        for kind in keys::PER_WATCH_RANGES {
             for k in self.db()?.scan_prefix(keys::watch_key(kind, id)).keys() {
                 batch.remove(k?);
             }
@@ -626,10 +616,22 @@ impl Store {
         }
         batch.insert(keys::watch_key(keys::STATE, id), encode(state));
         if let Some(links) = &record.links {
-            batch.insert(keys::watch_key(keys::LINKS, id), codec::encode_links(links));
+            self.put_links(&mut batch, id, links)?;
         }
+        // The sweep first: a URL that leaves the page now gets its new time below.
+        if state.checks % seen::SWEEP_EVERY == 0 && state.checks != prev.checks {
+            self.sweep_seen(&mut batch, id, at, state.checks)?;
+        }
+        let left = seen::stamp(at, state.checks);
         for url in &record.seen_urls {
-            batch.insert(keys::seen(id, url), &[]);
+            batch.insert(keys::seen(id, url), &left);
+        }
+        Self::put_failing(&mut batch, id, state);
+        if !record.new_items.is_empty()
+            || !record.retitled.is_empty()
+            || stamp::feed_facts(prev) != stamp::feed_facts(state)
+        {
+            self.bump_feed(&mut batch, id, state)?;
         }
         if let Some(crawl) = &record.crawl {
             batch.insert(keys::watch_key(keys::CRAWL, id), encode(&crawl.state));
@@ -637,35 +639,14 @@ impl Store {
                 batch.insert(keys::page(id, url), codec::encode_links(links));
             }
         }
-        if !record.retitled.is_empty() {
-            // The edit keeps the item (and its place) and dates it `updated`.
-            let by_id: std::collections::HashMap<&str, (&str, i64)> = record
-                .retitled
-                .iter()
-                .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))
-                .collect();
-            for kv in self.db()?.scan_prefix(keys::watch_key(keys::ITEM, id)) {
-                let (k, v) = kv?;
-                let mut item: Item = decode(&k, &v)?;
-                if let Some(&(t, at)) = by_id.get(item.id.as_str()) {
-                    if item.title != t {
-                        item.title = t.to_owned();
-                        item.updated = Some(at);
-                        batch.insert(k, encode(&item));
-                    }
-                }
-            }
-        }
-        let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
-        for (n, item) in record.new_items.iter().enumerate() {
-            batch.insert(keys::item(id, first_seq + n as u64), encode(item));
-        }
-        // Sequence numbers are contiguous from 1, so the items that fall out of the kept
-        // window are known without a scan.
-        let drop_below = |seq: u64| seq.saturating_sub(ITEMS_KEPT) + 1;
-        for seq in drop_below(prev.item_seq.max(ITEMS_KEPT))..drop_below(state.item_seq) {
-            batch.remove(keys::item(id, seq));
-        }
+        self.put_items(
+            &mut batch,
+            id,
+            prev.item_seq,
+            state.item_seq,
+            &record.new_items,
+            &record.retitled,
+        )?;
         self.db()?.apply_batch(batch)?;
         if !record.new_items.is_empty()
             || !record.retitled.is_empty()
@@ -711,10 +692,11 @@ impl Store {
         let mut state = prev.clone();
         let mut batch = sled::Batch::default();
         if rebaseline {
+            let left = seen::stamp(self_now(&prev), prev.checks);
             for l in self.links(&watch.id)? {
-                batch.insert(keys::seen(&watch.id, &l.url), &[]);
+                batch.insert(keys::seen(&watch.id, &l.url), &left);
             }
-            batch.remove(keys::watch_key(keys::LINKS, &watch.id));
+            self.remove_links(&mut batch, &watch.id)?;
             state.link_fingerprint = None;
             state.raw_fingerprint = None;
             state.etag = None;
@@ -733,6 +715,8 @@ impl Store {
         }
         batch.insert(keys::watch_key(keys::WATCH, &watch.id), encode(watch));
         batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(&state));
+        Self::put_index(&mut batch, watch, &state);
+        self.bump_feed(&mut batch, &watch.id, &state)?;
         self.db()?.apply_batch(batch)?;
         self.db()?.flush()?;
         Ok(())
@@ -827,6 +811,12 @@ impl Store {
             None => Ok(None),
         }
     }
+}
+
+/// The time a rebaseline stamps the URLs of the dropped link array with: the last check
+/// (the store has no clock; the URLs were on the page then).
+fn self_now(state: &WatchState) -> i64 {
+    state.last_check.unwrap_or(state.next_check)
 }
 
 fn encode<T: Serialize>(v: &T) -> Vec<u8> {

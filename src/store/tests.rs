@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Status;
 use crate::schedule::Adaptive;
 
 fn watch(url: &str) -> Watch {
@@ -273,4 +274,316 @@ fn edits_and_webhook_outcomes_on_a_full_disk_are_refused_as_full_and_keep_the_wa
     s.simulate_full_disk(false);
     s.recover().expect("recovered");
     assert_eq!(s.watch(&w.id).expect("read").expect("kept").title, None);
+}
+
+/// Commits a check at `at` with these links, URLs gone and new items; returns the state.
+fn check_at(
+    s: &Store,
+    w: &Watch,
+    at: i64,
+    links: Vec<Link>,
+    seen: &[&str],
+    new: Vec<Item>,
+) -> WatchState {
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut st = prev.clone();
+    st.status = Status::Ok;
+    st.checks += 1;
+    st.last_check = Some(at);
+    st.next_check = at + 60;
+    st.link_fingerprint = Some(format!("fp{}", st.checks));
+    st.item_seq += new.len() as u64;
+    let rec = CheckRecord {
+        links: Some(links),
+        seen_urls: seen.iter().map(|u| (*u).to_owned()).collect(),
+        new_items: new,
+        ..CheckRecord::default()
+    };
+    s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    st
+}
+
+#[test]
+fn the_link_array_survives_many_delta_commits_and_deltas_stay_bounded() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let page = |first: usize| -> Vec<Link> {
+        (first..first + 200)
+            .rev()
+            .map(|i| Link::new(format!("story {i}"), format!("http://a.example/{i}")))
+            .collect()
+    };
+    for round in 0..150 {
+        let links = page(round * 2);
+        check_at(
+            &s,
+            &w,
+            100 + i64::try_from(round).expect("small"),
+            links.clone(),
+            &[],
+            Vec::new(),
+        );
+        assert_eq!(s.links(&w.id).expect("links"), links, "round {round}");
+    }
+    let deltas = s
+        .db()
+        .expect("db")
+        .scan_prefix(keys::watch_key(keys::LINK_DELTA, &w.id))
+        .count();
+    assert!(deltas <= links::MAX_DELTAS, "{deltas} deltas");
+    // A rebaseline drops the array and its deltas.
+    s.update_watch(&w, true, None, None).expect("edit");
+    assert!(s.links(&w.id).expect("links").is_empty());
+    assert!(s.is_seen(&w.id, "http://a.example/298").expect("seen"));
+    assert!(s.remove_watch(&w.id).expect("remove"));
+    assert_eq!(
+        s.db().expect("db").len(),
+        1,
+        "only the schema version is left"
+    );
+}
+
+#[test]
+fn a_url_is_forgotten_only_when_gone_long_enough_and_no_kept_item_links_to_it() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let day = 86_400;
+    let t0 = 1_000_000;
+    let links = vec![Link::new("home", "http://a.example/home")];
+    // Both gone at the first check; the second was also served as an item.
+    check_at(
+        &s,
+        &w,
+        t0,
+        links.clone(),
+        &["http://a.example/gone", "http://a.example/served"],
+        vec![item("http://a.example/served", t0)],
+    );
+    // Many checks but within days: remembered.
+    let mut at = t0;
+    for _ in 0..(seen::FORGET_AFTER_CHECKS + seen::SWEEP_EVERY) {
+        at += 60;
+        check_at(&s, &w, at, links.clone(), &[], Vec::new());
+    }
+    assert!(s.is_seen(&w.id, "http://a.example/gone").expect("seen"));
+    // Weeks later but few checks: remembered.
+    let s2 = Store::temporary().expect("store");
+    s2.insert_watch(&w, &state(10)).expect("insert");
+    check_at(
+        &s2,
+        &w,
+        t0,
+        links.clone(),
+        &["http://a.example/gone"],
+        Vec::new(),
+    );
+    for k in 1..=seen::SWEEP_EVERY {
+        check_at(
+            &s2,
+            &w,
+            t0 + 40 * day + i64::try_from(k).expect("small"),
+            links.clone(),
+            &[],
+            Vec::new(),
+        );
+    }
+    assert!(s2.is_seen(&w.id, "http://a.example/gone").expect("seen"));
+    // Both: forgotten, except the URL of the kept item.
+    at += 31 * day;
+    for _ in 0..seen::SWEEP_EVERY {
+        at += 60;
+        check_at(&s, &w, at, links.clone(), &[], Vec::new());
+    }
+    assert!(!s.is_seen(&w.id, "http://a.example/gone").expect("seen"));
+    assert!(s.is_seen(&w.id, "http://a.example/served").expect("seen"));
+    assert_eq!(s.seen_len(&w.id).expect("len"), 1);
+}
+
+#[test]
+fn the_feed_stamp_moves_with_what_the_feed_shows_only() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let stamp = || s.feed_stamp(&w.id).expect("stamp").expect("present");
+    let links = vec![Link::new("x", "http://a.example/x")];
+    let s0 = stamp();
+    // The baseline shows the "now watched" item: a change.
+    check_at(&s, &w, 100, links.clone(), &[], Vec::new());
+    let st = s.state(&w.id).expect("state").expect("present");
+    let s1 = stamp();
+    assert!(s1.seq > s0.seq);
+    // A check that finds nothing new: the same stamp.
+    let mut same = st.clone();
+    same.checks += 1;
+    same.last_check = Some(160);
+    s.commit_check(&w.id, &st, &same, &CheckRecord::default())
+        .expect("commit");
+    assert_eq!(stamp(), s1);
+    // A new item.
+    check_at(
+        &s,
+        &w,
+        200,
+        links.clone(),
+        &[],
+        vec![item("http://a.example/n", 200)],
+    );
+    let s2 = stamp();
+    assert!(s2.seq > s1.seq);
+    // An error: a change, with the time it began.
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut failed = prev.clone();
+    failed.status = Status::Error;
+    failed.error = Some("down".into());
+    failed.last_check = Some(300);
+    failed.consecutive_errors = 1;
+    s.commit_check(&w.id, &prev, &failed, &CheckRecord::default())
+        .expect("commit");
+    let s3 = stamp();
+    assert!(s3.seq > s2.seq);
+    assert_eq!(s3.error_since, Some(300));
+    assert_eq!(s.failing_watches().expect("failing"), vec![w.id.clone()]);
+    // An edit of the watch.
+    let mut edited = w.clone();
+    edited.title = Some("Mine".into());
+    s.update_watch(&edited, false, None, None).expect("edit");
+    let s4 = stamp();
+    assert!(s4.seq > s3.seq);
+    // Removed and added again: never an old sequence.
+    assert!(s.remove_watch(&w.id).expect("remove"));
+    assert_eq!(s.feed_stamp(&w.id).expect("stamp"), None);
+    assert!(s.failing_watches().expect("failing").is_empty());
+    s.insert_watch(&w, &state(10)).expect("insert");
+    assert!(stamp().seq > s4.seq);
+}
+
+#[test]
+fn a_schema_1_store_opens_migrated_with_its_data() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ok = watch("http://a.example/");
+    let mut failing = watch("http://b.example/");
+    failing.render = crate::model::Render::Browser;
+    let mut failed_state = state(10);
+    failed_state.status = Status::Error;
+    failed_state.error_since = Some(50);
+    let links = vec![Link::new("x", "http://a.example/x")];
+    {
+        // What the first schema wrote, key by key.
+        let db = sled::Config::new().path(dir.path()).open().expect("sled");
+        db.insert(keys::SCHEMA, &1u32.to_be_bytes()).expect("v");
+        for (w, st) in [(&ok, state(10)), (&failing, failed_state.clone())] {
+            db.insert(keys::watch_key(keys::WATCH, &w.id), encode(w))
+                .expect("w");
+            db.insert(keys::watch_key(keys::STATE, &w.id), encode(&st))
+                .expect("s");
+            db.insert(keys::due(st.next_check, &w.id), &[]).expect("d");
+        }
+        db.insert(
+            keys::watch_key(keys::LINKS, &ok.id),
+            codec::encode_links(&links),
+        )
+        .expect("l");
+        db.insert(keys::seen(&ok.id, "http://a.example/old"), &[])
+            .expect("u");
+        db.insert(
+            keys::item(&ok.id, 1),
+            encode(&item("http://a.example/i", 5)),
+        )
+        .expect("i");
+        db.flush().expect("flush");
+    }
+    let s = Store::open(dir.path(), 1 << 20).expect("open migrates");
+    assert_eq!(s.watches().expect("watches").len(), 2);
+    assert_eq!(s.links(&ok.id).expect("links"), links);
+    assert!(s.is_seen(&ok.id, "http://a.example/old").expect("seen"));
+    assert_eq!(s.items(&ok.id, 10).expect("items").len(), 1);
+    assert_eq!(
+        s.failing_watches().expect("failing"),
+        vec![failing.id.clone()]
+    );
+    let mut renders = s.watch_renders().expect("renders");
+    renders.sort_by_key(|r| format!("{r:?}"));
+    assert_eq!(
+        renders,
+        [crate::model::Render::Browser, crate::model::Render::Plain]
+    );
+    assert!(s.feed_stamp(&ok.id).expect("stamp").is_some());
+    assert_eq!(
+        s.feed_stamp(&failing.id)
+            .expect("stamp")
+            .expect("present")
+            .error_since,
+        Some(50)
+    );
+    // A commit on the migrated store writes a delta over the old array; a sweep times
+    // the URL seen without a time instead of forgetting it.
+    let new_links = vec![Link::new("y", "http://a.example/y"), links[0].clone()];
+    let mut at = 1_000;
+    for _ in 0..seen::SWEEP_EVERY {
+        at += 86_400;
+        check_at(&s, &ok, at, new_links.clone(), &[], Vec::new());
+    }
+    assert_eq!(s.links(&ok.id).expect("links"), new_links);
+    assert!(s.is_seen(&ok.id, "http://a.example/old").expect("seen"));
+    drop(s);
+    let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+    assert_eq!(s.links(&ok.id).expect("links"), new_links);
+}
+
+#[test]
+fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    // The model: every item ever added, oldest first.
+    let mut model: Vec<Item> = Vec::new();
+    let mut n = 0u64;
+    for round in 0..700u64 {
+        let prev = s.state(&w.id).expect("state").expect("present");
+        let new: Vec<Item> = (0..(round % 5))
+            .map(|_| {
+                n += 1;
+                item(&format!("http://a.example/{n}"), 1)
+            })
+            .collect();
+        model.extend(new.iter().cloned());
+        let mut retitled = Vec::new();
+        if round % 7 == 3 && model.len() > 10 {
+            // An old one (packed by now, unless still among the newest).
+            let at = (round as usize * 31) % model.len();
+            let mut it = model[at].clone();
+            it.title = format!("edited in round {round}");
+            model[at].title.clone_from(&it.title);
+            retitled.push(it);
+        }
+        let mut st = prev.clone();
+        st.item_seq += new.len() as u64;
+        let rec = CheckRecord {
+            new_items: new,
+            retitled,
+            ..CheckRecord::default()
+        };
+        s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    }
+    let want: Vec<Item> = model
+        .iter()
+        .rev()
+        .take(ITEMS_KEPT as usize)
+        .cloned()
+        .collect();
+    assert!(model.len() > ITEMS_KEPT as usize, "{}", model.len());
+    assert_eq!(s.items(&w.id, usize::MAX).expect("items"), want);
+    assert_eq!(s.items(&w.id, 150).expect("items"), want[..150]);
+    let singles = s
+        .db()
+        .expect("db")
+        .scan_prefix(keys::watch_key(keys::ITEM, &w.id))
+        .count() as u64;
+    assert!(
+        singles < items::HOT + items::CHUNK,
+        "{singles} items one by one"
+    );
+    assert!(singles >= items::HOT.min(want.len() as u64));
 }

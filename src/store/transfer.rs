@@ -7,7 +7,7 @@
 use crate::crawl::state::CrawlState;
 use crate::model::{Item, Watch, WatchId};
 
-use super::{decode, encode, keys, Store, StoreError, WatchState};
+use super::{encode, keys, Store, StoreError, WatchState};
 
 /// Everything stored for one watch, in backend-neutral form.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,19 +132,17 @@ impl Transfer for Store {
             return Ok(None);
         };
         let db = self.db()?;
-        let links = db
-            .get(keys::watch_key(keys::LINKS, id))?
-            .map(|v| v.to_vec());
+        let links = self.links(id)?;
+        let links = (!links.is_empty()).then(|| super::codec::encode_links(&links));
         let crawl = self.get(&keys::watch_key(keys::CRAWL, id))?;
-        let mut items = Vec::new();
-        for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
-            let (k, v) = kv?;
-            let seq = u64::from_be_bytes(tail(&k).try_into().map_err(|_| StoreError::Corrupt {
-                key: String::from_utf8_lossy(&k).into_owned(),
-                reason: "malformed item key".into(),
-            })?);
-            items.push((seq, decode(&k, &v)?));
-        }
+        // Kept items are contiguous up to the state's highest sequence number.
+        let mut items: Vec<(u64, Item)> = self
+            .items(id, usize::MAX)?
+            .into_iter()
+            .enumerate()
+            .map(|(n, i)| (state.item_seq.saturating_sub(n as u64), i))
+            .collect();
+        items.reverse();
         let seen = db
             .scan_prefix(keys::watch_key(keys::SEEN, id))
             .keys()
@@ -179,8 +177,14 @@ impl Transfer for Store {
         if !d.watch.options.paused {
             batch.insert(keys::due(d.state.next_check, id), &[]);
         }
+        Self::put_index(&mut batch, &d.watch, &d.state);
+        self.bump_feed(&mut batch, id, &d.state)?;
         if let Some(l) = &d.links {
-            batch.insert(keys::watch_key(keys::LINKS, id), l.as_slice());
+            let links = super::codec::decode_links(l).ok_or_else(|| StoreError::Corrupt {
+                key: id.as_str().to_owned(),
+                reason: "malformed link array".into(),
+            })?;
+            self.put_links(&mut batch, id, &links)?;
         }
         if let Some(c) = &d.crawl {
             batch.insert(keys::watch_key(keys::CRAWL, id), encode(c));
@@ -188,10 +192,12 @@ impl Transfer for Store {
         for (seq, item) in &d.items {
             batch.insert(keys::item(id, *seq), encode(item));
         }
+        // When each URL left the page is not carried: its time starts at the last check.
+        let left = super::seen::stamp(d.state.last_check.unwrap_or_default(), d.state.checks);
         for h in &d.seen {
             let mut k = keys::watch_key(keys::SEEN, id);
             k.extend_from_slice(h);
-            batch.insert(k, &[]);
+            batch.insert(k, &left);
         }
         for (h, l) in &d.pages {
             let mut k = keys::watch_key(keys::PAGE, id);
@@ -211,16 +217,19 @@ impl Transfer for Store {
         let db = self.db()?;
         let n = |kind: u8| db.scan_prefix([kind]).keys().count() as u64;
         // Entries, not records: an entry stored twice (under two sequence numbers) counts
-        // once, as the PostgreSQL backend keeps it.
-        let mut entries = std::collections::HashSet::new();
-        for kv in db.scan_prefix([keys::ITEM]) {
-            let (k, v) = kv?;
-            let item: Item = decode(&k, &v)?;
-            entries.insert((k[..k.len().saturating_sub(8)].to_vec(), item.id));
+        // once, as the PostgreSQL backend keeps it; packed chunks count their items.
+        let mut items = 0u64;
+        for w in self.watches()? {
+            let ids: std::collections::HashSet<String> = self
+                .items(&w.id, usize::MAX)?
+                .into_iter()
+                .map(|i| i.id)
+                .collect();
+            items += ids.len() as u64;
         }
         Ok(Counts {
             watches: n(keys::WATCH),
-            items: entries.len() as u64,
+            items,
             seen: n(keys::SEEN),
             pages: n(keys::PAGE),
         })

@@ -40,9 +40,10 @@ impl Db {
         }
         tx.execute(
             "UPDATE watches SET state = $2, next_check = $3, links = coalesce($4, links),
-                 crawl = coalesce($5, crawl), change_seq = change_seq + 1
+                 crawl = coalesce($5, crawl),
+                 change_seq = CASE WHEN $6 THEN nextval('feed_seq') ELSE change_seq END
              WHERE id = $1",
-            &[&a.id, &a.state, &a.next_check, &a.links, &a.crawl],
+            &[&a.id, &a.state, &a.next_check, &a.links, &a.crawl, &a.bump],
         )
         .await?;
         insert_seen(&*tx, &a.id, &a.seen).await?;
@@ -104,10 +105,17 @@ pub(super) struct Commit {
     items: Vec<(String, i64, serde_json::Value)>,
     /// Items below this sequence number leave the window.
     keep_from: i64,
+    /// The feed changes: a new feed stamp.
+    bump: bool,
 }
 
 impl Commit {
-    pub(super) fn new(id: &WatchId, state: &WatchState, record: &CheckRecord) -> Self {
+    pub(super) fn new(
+        id: &WatchId,
+        prev: &WatchState,
+        state: &WatchState,
+        record: &CheckRecord,
+    ) -> Self {
         let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
         let mut pages: std::collections::BTreeMap<Vec<u8>, &[Link]> =
             std::collections::BTreeMap::default();
@@ -139,6 +147,9 @@ impl Commit {
                 .map(|(n, i)| (i.id.clone(), seq_i64(first_seq + n as u64), to_json(i)))
                 .collect(),
             keep_from: seq_i64(state.item_seq.saturating_sub(ITEMS_KEPT) + 1),
+            bump: !record.new_items.is_empty()
+                || !record.retitled.is_empty()
+                || crate::store::stamp::feed_facts(prev) != crate::store::stamp::feed_facts(state),
         }
     }
 }
@@ -275,7 +286,7 @@ impl PgStore {
             tx.execute(
                 "UPDATE watches SET watch = $2, state = $3, next_check = $4, paused = $5,
                      links = CASE WHEN $6 THEN NULL ELSE links END,
-                     change_seq = change_seq + 1
+                     change_seq = nextval('feed_seq')
                  WHERE id = $1",
                 &[
                     &key,

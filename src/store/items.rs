@@ -1,0 +1,207 @@
+//! A watch's items: the newest one by one under `i id seq` (JSON), the older ones packed
+//! [`CHUNK`] at a time into one compressed value under `I id first_seq` (a JSON array,
+//! oldest first, deflated), so the history of up to `ITEMS_KEPT` items takes a fraction
+//! of its size and a check writes only its own new items. At least [`HOT`] items stay
+//! unpacked: a feed of up to that many items decompresses nothing.
+
+use std::collections::HashMap;
+
+use super::{decode, encode, keys, Store, StoreError, ITEMS_KEPT};
+use crate::model::{Item, WatchId};
+
+/// Items always kept one by one.
+pub const HOT: u64 = 100;
+/// Items per packed chunk.
+pub const CHUNK: u64 = 100;
+/// Leading byte of a packed chunk: then the span of sequence numbers it covers (u32 BE;
+/// its items, all those of the span still stored, are at most that many), then the
+/// deflated JSON.
+const CHUNK_V4: u8 = 4;
+/// A chunk never inflates to more than this (a damaged value cannot take the memory).
+const CHUNK_MAX_BYTES: usize = 16 << 20;
+
+fn corrupt(key: &[u8], reason: &str) -> StoreError {
+    StoreError::Corrupt {
+        key: String::from_utf8_lossy(key).into_owned(),
+        reason: reason.into(),
+    }
+}
+
+fn encode_chunk(items: &[Item], span: u64) -> Vec<u8> {
+    let json = serde_json::to_vec(items).expect("invariant: items serialize to JSON");
+    let mut out = vec![CHUNK_V4];
+    out.extend_from_slice(&u32::try_from(span).unwrap_or(u32::MAX).to_be_bytes());
+    out.extend_from_slice(&miniz_oxide::deflate::compress_to_vec(&json, 6));
+    out
+}
+
+fn chunk_span(key: &[u8], v: &[u8]) -> Result<u64, StoreError> {
+    match v.split_first() {
+        Some((&CHUNK_V4, rest)) if rest.len() >= 4 => Ok(u64::from(u32::from_be_bytes(
+            rest[..4]
+                .try_into()
+                .map_err(|_| corrupt(key, "short chunk"))?,
+        ))),
+        _ => Err(corrupt(key, "not an item chunk")),
+    }
+}
+
+fn decode_chunk(key: &[u8], v: &[u8]) -> Result<Vec<Item>, StoreError> {
+    let n = chunk_span(key, v)?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&v[5..], CHUNK_MAX_BYTES)
+        .map_err(|_| corrupt(key, "chunk does not inflate"))?;
+    let items: Vec<Item> =
+        serde_json::from_slice(&json).map_err(|e| corrupt(key, &e.to_string()))?;
+    if items.len() as u64 > n {
+        return Err(corrupt(key, "more items than the chunk's span"));
+    }
+    Ok(items)
+}
+
+fn chunk_key(id: &WatchId, first: u64) -> Vec<u8> {
+    let mut k = keys::watch_key(keys::ITEM_CHUNK, id);
+    k.extend_from_slice(&first.to_be_bytes());
+    k
+}
+
+fn chunk_first(key: &[u8]) -> Result<u64, StoreError> {
+    key.len()
+        .checked_sub(8)
+        .and_then(|at| key.get(at..))
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_be_bytes)
+        .ok_or_else(|| corrupt(key, "malformed chunk key"))
+}
+
+/// The first sequence number kept when the highest is `seq`.
+pub(super) fn kept_from(seq: u64) -> u64 {
+    seq.saturating_sub(ITEMS_KEPT) + 1
+}
+
+impl Store {
+    /// Up to `limit` items, newest first.
+    pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.items(id, limit);
+        }
+        let db = self.db()?;
+        let mut out = Vec::new();
+        for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)).rev() {
+            if out.len() >= limit {
+                return Ok(out);
+            }
+            let (k, v) = kv?;
+            out.push(decode(&k, &v)?);
+        }
+        for kv in db.scan_prefix(keys::watch_key(keys::ITEM_CHUNK, id)).rev() {
+            if out.len() >= limit {
+                break;
+            }
+            let (k, v) = kv?;
+            let chunk = decode_chunk(&k, &v)?;
+            out.extend(chunk.into_iter().rev().take(limit - out.len()));
+        }
+        Ok(out)
+    }
+
+    /// Adds to `batch` the item writes of a check: `new` items (oldest first) ending at
+    /// sequence `seq` (the previous highest was `prev_seq`), the `retitled` ones, the
+    /// items that fall out of the kept window, and the packing of old items.
+    pub(super) fn put_items(
+        &self,
+        batch: &mut sled::Batch,
+        id: &WatchId,
+        prev_seq: u64,
+        seq: u64,
+        new: &[Item],
+        retitled: &[Item],
+    ) -> Result<(), StoreError> {
+        let db = self.db()?;
+        // The edit keeps the item (and its place) and dates it `updated`.
+        let titles: HashMap<&str, (&str, i64)> = retitled
+            .iter()
+            .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))
+            .collect();
+        let retitle = |item: &mut Item| -> bool {
+            match titles.get(item.id.as_str()) {
+                Some(&(t, at)) if item.title != t => {
+                    item.title = t.to_owned();
+                    item.updated = Some(at);
+                    true
+                }
+                _ => false,
+            }
+        };
+        let bound = kept_from(seq);
+        let first_new = seq + 1 - new.len() as u64;
+        // Packed chunks: retitled, dropped or trimmed at the window's start.
+        let mut packed_end = 0; // highest sequence packed
+        for kv in db.scan_prefix(keys::watch_key(keys::ITEM_CHUNK, id)) {
+            let (k, v) = kv?;
+            let first = chunk_first(&k)?;
+            let n = chunk_span(&k, &v)?;
+            let last = first + n.saturating_sub(1);
+            packed_end = packed_end.max(last);
+            if last < bound {
+                batch.remove(k);
+                continue;
+            }
+            if first >= bound && titles.is_empty() {
+                continue;
+            }
+            let mut items = decode_chunk(&k, &v)?;
+            let mut changed = false;
+            for item in &mut items {
+                changed |= retitle(item);
+            }
+            if first < bound {
+                // Items are contiguous: the first ones are the oldest sequences.
+                let drop = ((bound - first) as usize).min(items.len());
+                items.drain(..drop);
+                batch.remove(k);
+                batch.insert(chunk_key(id, bound), encode_chunk(&items, last + 1 - bound));
+            } else if changed {
+                batch.insert(k, encode_chunk(&items, n));
+            }
+        }
+        // Items one by one: retitled, new, dropped.
+        if !titles.is_empty() {
+            for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
+                let (k, v) = kv?;
+                let mut item: Item = decode(&k, &v)?;
+                if retitle(&mut item) {
+                    batch.insert(k, encode(&item));
+                }
+            }
+        }
+        for (n, item) in new.iter().enumerate() {
+            batch.insert(keys::item(id, first_new + n as u64), encode(item));
+        }
+        for s in kept_from(prev_seq.max(ITEMS_KEPT))..bound {
+            batch.remove(keys::item(id, s));
+        }
+        // Packing: the oldest CHUNK once more than HOT + CHUNK stand one by one.
+        let mut from = (packed_end + 1).max(bound);
+        while seq + 1 >= from + HOT + CHUNK {
+            let mut chunk = Vec::with_capacity(CHUNK as usize);
+            for s in from..from + CHUNK {
+                let mut item = if s >= first_new {
+                    new[(s - first_new) as usize].clone()
+                } else {
+                    match db.get(keys::item(id, s))? {
+                        Some(v) => decode(&keys::item(id, s), &v)?,
+                        None => continue,
+                    }
+                };
+                retitle(&mut item);
+                chunk.push(item);
+                batch.remove(keys::item(id, s));
+            }
+            if !chunk.is_empty() {
+                batch.insert(chunk_key(id, from), encode_chunk(&chunk, CHUNK));
+            }
+            from += CHUNK;
+        }
+        Ok(())
+    }
+}
