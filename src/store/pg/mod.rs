@@ -19,6 +19,8 @@
 
 pub mod lease;
 mod migrate;
+mod sched;
+mod stamp;
 #[cfg(test)]
 pub(crate) mod tests;
 mod transfer;
@@ -478,108 +480,6 @@ impl PgStore {
         })
     }
 
-    /// The feed stamp: the change sequence (bumped by every write that changes the
-    /// feed) and since when the watch fails. One indexed read.
-    pub fn feed_stamp(&self, id: &WatchId) -> Result<Option<super::FeedStamp>, StoreError> {
-        let key = id.as_str().to_owned();
-        self.call(move |db| async move {
-            let row = db
-                .pool
-                .get()
-                .await?
-                .query_opt(
-                    "SELECT change_seq, state->>'status' = 'error', (state->>'error_since')::int8
-                     FROM watches WHERE id = $1",
-                    &[&key],
-                )
-                .await?;
-            Ok(row.map(|r| super::FeedStamp {
-                seq: r.get::<_, i64>(0) as u64,
-                error_since: if r.get::<_, Option<bool>>(1) == Some(true) {
-                    r.get(2)
-                } else {
-                    None
-                },
-            }))
-        })
-    }
-
-    /// The render mode of every watch.
-    pub fn watch_renders(&self) -> Result<Vec<crate::model::Render>, StoreError> {
-        self.call(|db| async move {
-            db.pool
-                .get()
-                .await?
-                .query("SELECT id, watch->'render' FROM watches", &[])
-                .await?
-                .into_iter()
-                .map(|r| from_json(r.get::<_, &str>(0), r.get(1)))
-                .collect()
-        })
-    }
-
-    /// Ids of the watches whose last check failed.
-    pub fn failing_watches(&self) -> Result<Vec<WatchId>, StoreError> {
-        self.call(|db| async move {
-            db.pool
-                .get()
-                .await?
-                .query(
-                    "SELECT id FROM watches WHERE state->>'status' = 'error' ORDER BY id",
-                    &[],
-                )
-                .await?
-                .into_iter()
-                .map(|r| watch_id(r.get(0)))
-                .collect()
-        })
-    }
-
-    /// URLs in the seen set of `id`.
-    pub fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
-        let key = id.as_str().to_owned();
-        self.call(move |db| async move {
-            let r = db
-                .pool
-                .get()
-                .await?
-                .query_one("SELECT count(*) FROM seen WHERE watch_id = $1", &[&key])
-                .await?;
-            Ok(r.get::<_, i64>(0) as usize)
-        })
-    }
-
-    /// Rows and bytes (with indexes and TOAST) by table, as the sled backend's key
-    /// kinds: `w` watches, `i` items, `u` seen URLs, `p` deep pages, `h` host leases.
-    pub fn usage(&self) -> Result<Vec<super::Usage>, StoreError> {
-        self.call(|db| async move {
-            let c = db.pool.get().await?;
-            let mut out = Vec::new();
-            for (kind, table) in [
-                ('w', "watches"),
-                ('i', "items"),
-                ('u', "seen"),
-                ('p', "pages"),
-                ('h', "host_leases"),
-            ] {
-                let r = c
-                    .query_one(
-                        &format!(
-                            "SELECT count(*), pg_total_relation_size('{table}'::regclass) FROM {table}"
-                        ),
-                        &[],
-                    )
-                    .await?;
-                out.push(super::Usage {
-                    kind,
-                    keys: r.get::<_, i64>(0) as u64,
-                    bytes: r.get::<_, i64>(1) as u64,
-                });
-            }
-            Ok(out)
-        })
-    }
-
     /// Writes a check's results in one transaction. A check of a watch that this node's
     /// scheduler was handed carries its host lease's epoch: when another node holds the
     /// host now, nothing is written and the error is [`StoreError::LeaseLost`].
@@ -597,48 +497,6 @@ impl PgStore {
             self.inner.db.leases.done(id);
         }
         result
-    }
-
-    /// The due watches (at `now`) of the hosts this node holds, earliest first. Claims
-    /// nothing: [`PgStore::claim_due`] does.
-    pub fn due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
-        self.call(move |db| async move {
-            let c = db.pool.get().await?;
-            lease::due_held(&**c, &db.leases, now, limit, false).await
-        })
-    }
-
-    /// The scheduler's take: releases held hosts with nothing due or running, claims
-    /// free hosts with due watches, and hands out the due watches of the held hosts.
-    pub fn claim_due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
-        self.call(move |db| async move {
-            let c = db.pool.get().await?;
-            let (node, leases, o) = (&*db.node, &*db.leases, &*db.opts);
-            lease::release_idle(&**c, leases, node, now, o.host_delay).await?;
-            let want = o.max_hosts.saturating_sub(leases.held().len());
-            lease::claim(&**c, leases, node, now, want, o.lease).await?;
-            lease::due_held(&**c, leases, now, limit, true).await
-        })
-    }
-
-    /// Extends this node's leases now (the background task does it every
-    /// `renew_every`).
-    pub fn renew(&self) -> Result<(), StoreError> {
-        self.call(|db| async move { db.renew().await })
-    }
-
-    /// Gives up every host this node holds (at shutdown: the others take them at once).
-    pub fn release_all(&self) -> Result<(), StoreError> {
-        self.call(|db| async move {
-            let c = db.pool.get().await?;
-            let hosts: Vec<String> = db.leases.held().into_iter().map(|(h, _)| h).collect();
-            lease::release(&**c, &db.leases, &db.node, &hosts, db.opts.host_delay).await
-        })
-    }
-
-    /// Hosts this node holds, with their epochs.
-    pub fn held(&self) -> Vec<(String, i64)> {
-        self.inner.db.leases.held()
     }
 
     /// The earliest scheduled check of any unpaused watch.
