@@ -290,7 +290,13 @@ pub struct App {
 impl App {
     /// Opens the store named by the config, with the system clock.
     pub fn open(config: Config) -> Result<Self, AppError> {
-        let store = Store::open(&config.storage.path, config.storage.cache_bytes)?;
+        let store = Store::from_config(
+            &config.storage,
+            crate::store::NodeLimits {
+                host_delay: config.fetch.per_host_delay,
+                max_hosts: config.fetch.global_concurrency,
+            },
+        )?;
         Self::new(config, store, Arc::new(SystemClock))
     }
 

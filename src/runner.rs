@@ -77,7 +77,9 @@ impl Runner {
             + crate::fetch::host::max_waiters(fetch.global_concurrency);
         loop {
             let skip = self.in_flight_count() + tried.len() + parked.len();
-            let due = match self.app.store.due(now, skip + 64) {
+            // With PostgreSQL, only the due watches of hosts this node holds (it claims
+            // free ones here): each host is checked by one node at a time.
+            let due = match self.app.store.claim_due(now, skip + 64) {
                 Ok(d) => d,
                 Err(e) => {
                     tracing::error!(error = %e, "cannot read the due index");
@@ -234,7 +236,8 @@ impl Runner {
                 .map_or(MAX_SLEEP, |at| {
                     Duration::from_secs((at - self.app.clock.now()).max(0) as u64)
                 })
-                .min(MAX_SLEEP);
+                .min(MAX_SLEEP)
+                .min(self.app.store.poll_every().unwrap_or(MAX_SLEEP));
             tokio::select! {
                 () = cancel.cancelled() => break,
                 () = self.app.wake.notified() => {}
@@ -247,6 +250,9 @@ impl Runner {
             .is_err()
         {
             tracing::warn!("checks still running at shutdown were abandoned; their watches keep their last committed state");
+        }
+        if let Err(e) = self.app.store.release_all() {
+            tracing::warn!(error = %e, "cannot release the host leases; other nodes take them when they expire");
         }
     }
 
@@ -288,6 +294,11 @@ async fn run_one(app: &Arc<App>, watch: &Watch) -> bool {
                 tracing::debug!(%id, title = %i.title, link = %i.link, "new item");
             }
             app.notify(watch, &r);
+        }
+        // Another node holds the host now (this one paused past its lease): its check
+        // stands, this one is dropped.
+        Err(crate::app::AppError::Store(e @ crate::store::StoreError::LeaseLost { .. })) => {
+            tracing::warn!(%id, error = %e, "check dropped");
         }
         // The store's health logs a storage failure once, not once per check.
         Err(crate::app::AppError::Store(e)) if e.is_storage() => {

@@ -54,7 +54,8 @@ pub(super) async fn run(
         | Command::Diff { .. }
         | Command::Replay { .. }
         | Command::Eval { .. }
-        | Command::Synth { .. } => {}
+        | Command::Synth { .. }
+        | Command::Migrate { .. } => {}
     }
     Ok(())
 }

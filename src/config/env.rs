@@ -1,8 +1,8 @@
 //! Environment overrides: every key of the file can be set as
 //! `SITEFEED_<SECTION>_<KEY>` (upper case), e.g. `SITEFEED_SERVER_BASE_URL` or
-//! `SITEFEED_FETCH_TIMEOUT_SECS`. Three short names are kept for the settings people set
-//! most: `SITEFEED_LISTEN`, `SITEFEED_DATA` and `SITEFEED_BASE_URL`. An override wins over
-//! the file; an empty variable is ignored.
+//! `SITEFEED_FETCH_TIMEOUT_SECS`. Four short names are kept for the settings people set
+//! most: `SITEFEED_LISTEN`, `SITEFEED_DATA`, `SITEFEED_DATABASE_URL` and
+//! `SITEFEED_BASE_URL`. An override wins over the file; an empty variable is ignored.
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -30,6 +30,9 @@ pub const ENV_KEYS: &[(&str, &str, Kind)] = &[
     ("server", "timezone", Kind::Text),
     ("storage", "path", Kind::Text),
     ("storage", "cache_bytes", Kind::Scalar),
+    ("storage", "backend", Kind::Text),
+    ("storage", "url", Kind::Text),
+    ("storage", "lease_secs", Kind::Scalar),
     ("fetch", "user_agent", Kind::Text),
     ("fetch", "contact", Kind::Text),
     ("fetch", "timeout_secs", Kind::Scalar),
@@ -79,6 +82,7 @@ pub const ENV_KEYS: &[(&str, &str, Kind)] = &[
 const ALIASES: &[(&str, &str, &str)] = &[
     ("SITEFEED_LISTEN", "server", "listen"),
     ("SITEFEED_DATA", "storage", "path"),
+    ("SITEFEED_DATABASE_URL", "storage", "url"),
     ("SITEFEED_BASE_URL", "server", "base_url"),
 ];
 

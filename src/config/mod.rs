@@ -17,6 +17,7 @@ mod feed;
 mod fetch;
 mod schedule;
 mod server;
+mod storage;
 pub use browser::{BrowserConfig, RawBrowser};
 pub use deep::{DeepConfig, RawDeep};
 pub use env::{var_name, IpRange, Kind as EnvKind, ENV_KEYS};
@@ -24,12 +25,11 @@ pub use feed::{FeedConfig, RawFeed, RawWatch};
 pub use fetch::{FetchConfig, RawFetch};
 pub use schedule::{RawSchedule, ScheduleConfig};
 pub use server::{RawServer, ServerConfig, StringList};
+pub use storage::{Backend, RawStorage, StorageConfig, DEFAULT_LEASE_SECS};
 
 pub use crate::model::Strategy;
 
 pub const DEFAULT_CONFIG_PATH: &str = "config/sitefeed.toml";
-const DEFAULT_DATA: &str = "data";
-const DEFAULT_CACHE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Errors in the configuration file; each names the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -94,13 +94,6 @@ pub struct RawConfig {
     pub watch: Vec<RawWatch>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawStorage {
-    pub path: Option<PathBuf>,
-    pub cache_bytes: Option<u64>,
-}
-
 /// A TOML number written either way (`3` or `3.0`).
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(untagged)]
@@ -133,22 +126,6 @@ pub struct Config {
     pub watches: Vec<RawWatch>,
     /// The file read, when there was one (`None`: the defaults).
     pub file: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone)]
-pub struct StorageConfig {
-    pub path: PathBuf,
-    /// sled page cache; bounds the store's share of memory.
-    pub cache_bytes: u64,
-}
-
-impl RawStorage {
-    fn validate(self) -> StorageConfig {
-        StorageConfig {
-            path: self.path.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
-            cache_bytes: self.cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES),
-        }
-    }
 }
 
 impl Default for Config {
@@ -220,7 +197,7 @@ impl RawConfig {
             message: format!("key `{key}`: {problem}"),
         };
         let server = self.server.validate(&bad)?;
-        let storage = self.storage.validate();
+        let storage = self.storage.validate(&bad)?;
         let fetch = self.fetch.validate(&bad)?;
         let schedule = self.schedule.validate(&bad)?;
         let feed = self.feed.validate(&bad)?;

@@ -315,3 +315,41 @@ fn timezone_is_an_iana_name() {
     .expect_err("invalid");
     assert!(err.to_string().contains("server.timezone"), "{err}");
 }
+
+#[test]
+fn storage_backend_is_sled_unless_postgres_with_a_url() {
+    let c = Config::from_toml("", Path::new("t.toml"), &no_env).expect("defaults");
+    assert_eq!(c.storage.backend, Backend::Sled);
+    assert_eq!(c.storage.lease, Duration::from_secs(DEFAULT_LEASE_SECS));
+    let text = "[storage]\nbackend = \"postgres\"\nurl = \"postgres://u@db/x\"\nlease_secs = 7\n";
+    let c = Config::from_toml(text, Path::new("t.toml"), &no_env).expect("postgres");
+    assert_eq!(
+        c.storage.backend,
+        Backend::Postgres {
+            url: "postgres://u@db/x".into()
+        }
+    );
+    assert_eq!(c.storage.lease, Duration::from_secs(7));
+    // The URL may come from the environment alone.
+    let env = |k: &str| (k == "SITEFEED_DATABASE_URL").then(|| "postgres://e@db/y".to_owned());
+    let c = Config::from_toml(
+        "[storage]\nbackend = \"postgres\"\n",
+        Path::new("t.toml"),
+        &env,
+    )
+    .expect("postgres from env");
+    assert_eq!(
+        c.storage.backend,
+        Backend::Postgres {
+            url: "postgres://e@db/y".into()
+        }
+    );
+    for (bad, key) in [
+        ("[storage]\nbackend = \"postgres\"\n", "storage.url"),
+        ("[storage]\nbackend = \"mysql\"\n", "storage.backend"),
+        ("[storage]\nlease_secs = 0\n", "storage.lease_secs"),
+    ] {
+        let e = Config::from_toml(bad, Path::new("t.toml"), &no_env).expect_err(bad);
+        assert!(e.to_string().contains(key), "{e}");
+    }
+}

@@ -81,6 +81,9 @@ pub(super) fn kept_from(seq: u64) -> u64 {
 impl Store {
     /// Up to `limit` items, newest first.
     pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.items(id, limit);
+        }
         let db = self.db()?;
         let mut out = Vec::new();
         for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)).rev() {

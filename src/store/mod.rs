@@ -6,14 +6,18 @@
 //! before it returns, so an item is never served before it is durable, and a crash at any
 //! moment loses no item that was already served.
 
+mod backend;
 mod codec;
 mod health;
 mod items;
 mod keys;
 mod links;
+pub mod pg;
 mod seen;
 mod stamp;
+pub mod transfer;
 
+pub use backend::NodeLimits;
 pub use stamp::{feed_ttl_minutes, FeedStamp, Usage};
 
 use std::path::{Path, PathBuf};
@@ -49,6 +53,10 @@ pub enum StoreError {
     NoWatch(WatchId),
     #[error("the store is closed while it is reopened after a storage failure")]
     Closed,
+    #[error("database error: {0}")]
+    Pg(String),
+    #[error("the lease on host {host} moved to another node: this node's check is not saved")]
+    LeaseLost { host: String },
 }
 
 /// Everything about a watch that changes with its checks.
@@ -235,6 +243,8 @@ pub struct CrawlRecord {
 #[derive(Clone)]
 pub struct Store {
     shared: Arc<Shared>,
+    /// The PostgreSQL backend, when the store lives there (`backend.rs`); `None`: sled.
+    pg: Option<pg::PgStore>,
 }
 
 struct Shared {
@@ -267,6 +277,7 @@ impl Store {
                 reopen: Some((path.to_path_buf(), cache_bytes)),
                 health: health::Health::default(),
             }),
+            pg: None,
         })
     }
 
@@ -282,6 +293,9 @@ impl Store {
 
     /// Why writes fail, while they do (a full disk...): for `/healthz` and the API.
     pub fn failing(&self) -> Option<String> {
+        if let Some(pg) = &self.pg {
+            return pg.failing();
+        }
         self.shared.health.failing()
     }
 
@@ -289,12 +303,18 @@ impl Store {
     /// is back, but as with sled's own I/O errors, writes keep failing until
     /// [`Store::recover`] reopens the store).
     pub fn simulate_full_disk(&self, on: bool) {
+        if let Some(pg) = &self.pg {
+            return pg.simulate_full_disk(on);
+        }
         self.shared.health.simulate_full(on);
     }
 
     /// Tries a small durable write; when it fails, reopens the database (sled keeps an
     /// I/O error of its log until then) and tries again. `Ok` when writes work.
     pub fn recover(&self) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.recover();
+        }
         if self.probe().is_ok() {
             return Ok(());
         }
@@ -304,6 +324,9 @@ impl Store {
 
     /// Adds `watch` unless a watch with its id exists. Returns whether it was added.
     pub fn insert_watch(&self, watch: &Watch, state: &WatchState) -> Result<bool, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.insert_watch(watch, state);
+        }
         self.shared
             .health
             .guard(|| self.insert_watch_unguarded(watch, state))
@@ -311,6 +334,9 @@ impl Store {
 
     /// Removes a watch and everything stored for it. Returns whether it existed.
     pub fn remove_watch(&self, id: &WatchId) -> Result<bool, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.remove_watch(id);
+        }
         self.shared.health.guard(|| self.remove_watch_unguarded(id))
     }
 
@@ -323,6 +349,9 @@ impl Store {
         state: &WatchState,
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.commit_check(id, prev, state, record);
+        }
         self.shared
             .health
             .guard(|| self.commit_check_unguarded(id, prev, state, record))
@@ -392,6 +421,7 @@ impl Store {
                 reopen: None,
                 health: health::Health::default(),
             }),
+            pg: None,
         })
     }
 
@@ -446,11 +476,17 @@ impl Store {
     }
 
     pub fn watch(&self, id: &WatchId) -> Result<Option<Watch>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.watch(id);
+        }
         self.get(&keys::watch_key(keys::WATCH, id))
     }
 
     /// All watches, ordered by id.
     pub fn watches(&self) -> Result<Vec<Watch>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.watches();
+        }
         self.db()?
             .scan_prefix([keys::WATCH])
             .map(|kv| {
@@ -461,16 +497,25 @@ impl Store {
     }
 
     pub fn state(&self, id: &WatchId) -> Result<Option<WatchState>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.state(id);
+        }
         self.get(&keys::watch_key(keys::STATE, id))
     }
 
     /// The link array of the last successful check (empty before the first).
     pub fn links(&self, id: &WatchId) -> Result<Vec<Link>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.links(id);
+        }
         Ok(self.stored_links(id)?.links)
     }
 
     /// A deep watch's crawl state (empty before its first deep check).
     pub fn crawl(&self, id: &WatchId) -> Result<crate::crawl::state::CrawlState, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.crawl(id);
+        }
         Ok(self
             .get(&keys::watch_key(keys::CRAWL, id))?
             .unwrap_or_default())
@@ -478,6 +523,9 @@ impl Store {
 
     /// The link array of one page of a deep watch's site (empty if never stored).
     pub fn page_links(&self, id: &WatchId, url: &str) -> Result<Vec<Link>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.page_links(id, url);
+        }
         let key = keys::page(id, url);
         match self.db()?.get(&key)? {
             None => Ok(Vec::new()),
@@ -495,6 +543,9 @@ impl Store {
 
     /// Whether `url` was ever seen on this watch's page.
     pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.is_seen(id, url);
+        }
         Ok(self.db()?.contains_key(keys::seen(id, url))?)
     }
 
@@ -620,6 +671,9 @@ impl Store {
         note: Option<String>,
         due_at: Option<i64>,
     ) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.update_watch(watch, rebaseline, note, due_at);
+        }
         self.shared
             .health
             .guard(|| self.update_watch_unguarded(watch, rebaseline, note, due_at))
@@ -676,6 +730,9 @@ impl Store {
         at: i64,
         error: Option<String>,
     ) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.set_webhook_outcome(id, at, error);
+        }
         self.shared.health.guard(|| {
             let Some(mut state) = self.state(id)? else {
                 return Err(StoreError::NoWatch(id.clone()));
@@ -690,6 +747,9 @@ impl Store {
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.
     pub fn due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.due(now, limit);
+        }
         self.db()?
             .range([keys::DUE].as_slice()..keys::due_until(now).as_slice())
             .keys()
@@ -706,6 +766,9 @@ impl Store {
 
     /// The earliest scheduled check, if any.
     pub fn next_due(&self) -> Result<Option<i64>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.next_due();
+        }
         match self.db()?.scan_prefix([keys::DUE]).keys().next() {
             Some(k) => Ok(keys::parse_due(&k?).map(|(at, _)| at)),
             None => Ok(None),
@@ -714,12 +777,18 @@ impl Store {
 
     /// Number of entries in the due index.
     pub fn due_len(&self) -> usize {
+        if let Some(pg) = &self.pg {
+            return pg.due_len();
+        }
         self.db()
             .map_or(0, |db| db.scan_prefix([keys::DUE]).count())
     }
 
     /// Bytes the store takes on disk.
     pub fn size_on_disk(&self) -> u64 {
+        if let Some(pg) = &self.pg {
+            return pg.size_on_disk();
+        }
         self.db()
             .ok()
             .and_then(|db| db.size_on_disk().ok())
@@ -727,6 +796,9 @@ impl Store {
     }
 
     pub fn flush(&self) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.flush();
+        }
         self.shared.health.guard(|| {
             self.db()?.flush()?;
             Ok(())
@@ -765,5 +837,7 @@ fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError
     }
 }
 
+#[cfg(test)]
+mod suite;
 #[cfg(test)]
 mod tests;

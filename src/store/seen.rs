@@ -92,6 +92,9 @@ impl Store {
 
     /// URLs in the seen set of `id`.
     pub fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.seen_len(id);
+        }
         Ok(self
             .db()?
             .scan_prefix(keys::watch_key(keys::SEEN, id))

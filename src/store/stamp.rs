@@ -70,6 +70,9 @@ pub(super) fn feed_facts(s: &WatchState) -> impl PartialEq + '_ {
 impl Store {
     /// The feed stamp of `id` (`None`: no such watch).
     pub fn feed_stamp(&self, id: &WatchId) -> Result<Option<FeedStamp>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.feed_stamp(id);
+        }
         let key = keys::watch_key(keys::FEED, id);
         match self.db()?.get(&key)? {
             None => Ok(None),
@@ -120,6 +123,9 @@ impl Store {
 
     /// The render mode of every watch (for the gauges), without reading the watches.
     pub fn watch_renders(&self) -> Result<Vec<Render>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.watch_renders();
+        }
         self.db()?
             .scan_prefix([keys::RENDER])
             .values()
@@ -132,6 +138,9 @@ impl Store {
 
     /// Ids of the watches whose last check failed.
     pub fn failing_watches(&self) -> Result<Vec<WatchId>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.failing_watches();
+        }
         self.db()?
             .scan_prefix([keys::FAILING])
             .keys()
@@ -199,6 +208,9 @@ pub struct Usage {
 impl Store {
     /// Live keys and bytes by kind (a full scan: for benchmarks and diagnostics).
     pub fn usage(&self) -> Result<Vec<Usage>, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.usage();
+        }
         let mut by: std::collections::BTreeMap<u8, (u64, u64)> = std::collections::BTreeMap::new();
         for kv in self.db()?.iter() {
             let (k, v) = kv?;

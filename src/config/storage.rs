@@ -1,0 +1,82 @@
+//! `[storage]`: where the store lives: a sled directory (the embedded default, one
+//! node) or a PostgreSQL database that many nodes share, and how long a node's hold on a
+//! host lasts there. Uses the config's shared helpers.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{positive, Bad, ConfigError};
+
+const DEFAULT_DATA: &str = "data";
+const DEFAULT_CACHE_BYTES: u64 = 16 * 1024 * 1024;
+/// Default `storage.lease_secs`.
+pub const DEFAULT_LEASE_SECS: u64 = 30;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStorage {
+    pub path: Option<PathBuf>,
+    pub cache_bytes: Option<u64>,
+    pub backend: Option<String>,
+    pub url: Option<String>,
+    pub lease_secs: Option<u64>,
+}
+
+/// The validated `[storage]` section.
+#[derive(Debug, Clone)]
+pub struct StorageConfig {
+    pub path: PathBuf,
+    /// sled page cache; bounds the store's share of memory.
+    pub cache_bytes: u64,
+    /// Where the store lives: sled in `path` (one node), or PostgreSQL (many nodes).
+    pub backend: Backend,
+    /// PostgreSQL: how long a node's hold on a host lasts without renewal (a dead node's
+    /// hosts move on after it).
+    pub lease: Duration,
+}
+
+/// `storage.backend`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded default: a sled database in `storage.path`.
+    Sled,
+    /// A PostgreSQL database shared by every node (`storage.url`).
+    Postgres { url: String },
+}
+
+impl RawStorage {
+    pub(super) fn validate(self, bad: Bad<'_>) -> Result<StorageConfig, ConfigError> {
+        let url = self.url.as_deref().map_or("", str::trim);
+        let backend = match self.backend.as_deref().map(str::trim) {
+            None | Some("sled") => Backend::Sled,
+            Some("postgres" | "postgresql") if url.is_empty() => {
+                return Err(bad(
+                    "storage.url",
+                    "the postgres backend needs storage.url (or SITEFEED_DATABASE_URL), e.g. postgres://sitefeed@db:5432/sitefeed".into(),
+                ))
+            }
+            Some("postgres" | "postgresql") => Backend::Postgres {
+                url: url.to_owned(),
+            },
+            Some(other) => {
+                return Err(bad(
+                    "storage.backend",
+                    format!("`{other}` is not a backend: use \"sled\" or \"postgres\""),
+                ))
+            }
+        };
+        Ok(StorageConfig {
+            path: self.path.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
+            cache_bytes: self.cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES),
+            backend,
+            lease: Duration::from_secs(positive(
+                bad,
+                "storage.lease_secs",
+                self.lease_secs,
+                DEFAULT_LEASE_SECS,
+            )?),
+        })
+    }
+}

@@ -1,0 +1,103 @@
+//! Which backend a [`Store`] runs on: sled (the embedded default) or PostgreSQL
+//! (`pg/`), chosen from `[storage]`; and the scheduler's side of the host leases, which
+//! only the PostgreSQL backend has (with sled one node holds every host). Every other
+//! operation dispatches at the top of its method in `mod.rs`.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use super::pg::{PgOptions, PgStore};
+use super::{health, Shared, Store, StoreError};
+use crate::config::{Backend, StorageConfig};
+use crate::model::WatchId;
+
+/// Longest wait between two looks for hosts to claim on PostgreSQL.
+const MAX_POLL: Duration = Duration::from_secs(5);
+
+/// What a node's scheduler needs to know to share hosts with other nodes.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeLimits {
+    /// The per-host delay, kept across a host's hand-over to another node.
+    pub host_delay: Duration,
+    /// Most hosts this node holds at once.
+    pub max_hosts: usize,
+}
+
+impl Store {
+    /// Opens the store `storage` names: the sled directory, or the PostgreSQL database
+    /// (migrated to the newest schema) as one node among others.
+    pub fn from_config(storage: &StorageConfig, node: NodeLimits) -> Result<Self, StoreError> {
+        match &storage.backend {
+            Backend::Sled => Self::open(&storage.path, storage.cache_bytes),
+            Backend::Postgres { url } => {
+                let mut opts = PgOptions::new(url);
+                opts.lease = storage.lease;
+                opts.renew_every = Some(storage.lease / 3);
+                opts.host_delay = node.host_delay;
+                opts.max_hosts = node.max_hosts.max(1);
+                Self::postgres(opts)
+            }
+        }
+    }
+
+    /// A store on PostgreSQL.
+    pub fn postgres(opts: PgOptions) -> Result<Self, StoreError> {
+        let pg = PgStore::connect(opts)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                db: RwLock::new(None),
+                reopen: None,
+                health: health::Health::default(),
+            }),
+            pg: Some(pg),
+        })
+    }
+
+    /// The PostgreSQL backend, when the store is there.
+    pub fn pg(&self) -> Option<&PgStore> {
+        self.pg.as_ref()
+    }
+
+    /// "sled" or "postgres".
+    pub fn backend_name(&self) -> &'static str {
+        if self.pg.is_some() {
+            "postgres"
+        } else {
+            "sled"
+        }
+    }
+
+    /// The scheduler's take of due watches. sled: [`Store::due`]. PostgreSQL: releases
+    /// this node's hosts with nothing due or running, claims free hosts with due
+    /// watches, and returns the due watches of the hosts it holds, each handed out under
+    /// its lease's epoch (its commit is refused once another node holds the host).
+    pub fn claim_due(&self, now: i64, limit: usize) -> Result<Vec<(i64, WatchId)>, StoreError> {
+        match &self.pg {
+            Some(pg) => pg.claim_due(now, limit),
+            None => self.due(now, limit),
+        }
+    }
+
+    /// How often the scheduler must look for work it could claim even when nothing it
+    /// holds is due (other nodes' released or expired hosts); `None` with sled.
+    pub fn poll_every(&self) -> Option<Duration> {
+        self.pg.as_ref().map(|pg| (pg.lease() / 3).min(MAX_POLL))
+    }
+
+    /// Gives up every host this node holds (at shutdown: the others take them at once
+    /// instead of after the lease).
+    pub fn release_all(&self) -> Result<(), StoreError> {
+        match &self.pg {
+            Some(pg) => pg.release_all(),
+            None => Ok(()),
+        }
+    }
+
+    /// The watch's change sequence (the feeds' ETag): PostgreSQL only, one indexed read.
+    pub fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
+        match &self.pg {
+            Some(pg) => pg.change_seq(id),
+            None => Ok(None),
+        }
+    }
+}

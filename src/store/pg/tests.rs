@@ -1,0 +1,347 @@
+//! The PostgreSQL backend on the local server: migrations, idempotent items, the change
+//! sequence, and the leases (claims, expiry, fencing, the per-host delay across a
+//! hand-over). Each test works in a fresh schema, dropped at its end.
+
+use std::time::Duration;
+
+use super::*;
+use crate::model::Status;
+use crate::schedule::Adaptive;
+
+/// The server the tests use (`SITEFEED_TEST_DATABASE_URL`, else the local one).
+pub fn test_url() -> String {
+    std::env::var("SITEFEED_TEST_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A fresh schema on the test server, dropped with the value; `None` (the test is
+/// skipped) when no server answers, which fails under `CI=true`.
+pub struct TestDb {
+    pub opts: PgOptions,
+    pub store: PgStore,
+}
+
+impl TestDb {
+    pub fn open(test: &str) -> Option<Self> {
+        let mut opts = PgOptions::new(&test_url());
+        opts.schema = Some(format!(
+            "t_{}_{}_{:08x}",
+            test.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(20)
+                .collect::<String>()
+                .to_ascii_lowercase(),
+            std::process::id(),
+            fastrand::u32(..)
+        ));
+        opts.node = "node-a".into();
+        opts.renew_every = None;
+        match PgStore::connect(opts.clone()) {
+            Ok(store) => Some(Self { opts, store }),
+            Err(e) => {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "PostgreSQL is needed under CI: {e}"
+                );
+                println!("SKIPPED: no PostgreSQL at {}: {e}", test_url());
+                None
+            }
+        }
+    }
+
+    /// Another node on the same schema.
+    pub fn node(&self, name: &str, tweak: impl FnOnce(&mut PgOptions)) -> PgStore {
+        let mut o = self.opts.clone();
+        o.node = name.into();
+        tweak(&mut o);
+        PgStore::connect(o).expect("second node")
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let _ = self.store.drop_schema();
+    }
+}
+
+fn watch(url: &str) -> Watch {
+    Watch {
+        id: WatchId::for_url(url),
+        url: url.to_owned(),
+        title: None,
+        depth: 1,
+        select: None,
+        keywords: Vec::new(),
+        created: 100,
+        strategy: None,
+        options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
+    }
+}
+
+fn state(next: i64) -> WatchState {
+    WatchState::new(
+        next,
+        Adaptive {
+            a: 60.0,
+            b: 60.0,
+            c: 0.0,
+        },
+    )
+}
+
+fn item(url: &str, t: i64) -> Item {
+    serde_json::from_value(serde_json::json!({
+        "id": Item::id_for(url),
+        "title": format!("title of {url}"),
+        "link": url,
+        "first_seen": t,
+    }))
+    .expect("an item")
+}
+
+/// A check at `at` that found `urls` as new items; due again at `next`.
+fn checked(prev: &WatchState, at: i64, next: i64, urls: &[&str]) -> (WatchState, CheckRecord) {
+    let mut s = prev.clone();
+    s.last_check = Some(at);
+    s.next_check = next;
+    s.status = Status::Ok;
+    s.checks += 1;
+    s.item_seq += urls.len() as u64;
+    let record = CheckRecord {
+        new_items: urls.iter().map(|u| item(u, at)).collect(),
+        seen_urls: urls.iter().map(|u| (*u).to_owned()).collect(),
+        ..CheckRecord::default()
+    };
+    (s, record)
+}
+
+#[test]
+fn migrations_run_once_and_a_second_node_finds_the_schema() {
+    let Some(db) = TestDb::open("migrations") else {
+        return;
+    };
+    let other = db.node("node-b", |_| {});
+    assert_eq!(
+        other
+            .count("SELECT count(*) FROM schema_migrations")
+            .expect("count"),
+        i64::from(migrate::latest())
+    );
+    let w = watch("http://a.example/");
+    assert!(db.store.insert_watch(&w, &state(10)).expect("insert"));
+    assert!(!other.insert_watch(&w, &state(20)).expect("insert again"));
+    assert_eq!(other.watches().expect("list"), vec![w.clone()]);
+    assert_eq!(
+        other
+            .state(&w.id)
+            .expect("state")
+            .expect("present")
+            .next_check,
+        10
+    );
+}
+
+#[test]
+fn an_entry_is_stored_once_whoever_commits_it_and_the_change_sequence_grows() {
+    let Some(db) = TestDb::open("itemsonce") else {
+        return;
+    };
+    let s = &db.store;
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let seq0 = s.change_seq(&w.id).expect("seq").expect("present");
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let (s1, r1) = checked(&prev, 10, 70, &["http://a.example/1", "http://a.example/2"]);
+    s.commit_check(&w.id, &prev, &s1, &r1).expect("commit");
+    let seq1 = s.change_seq(&w.id).expect("seq").expect("present");
+    assert!(seq1 > seq0, "a commit changes the feed's ETag");
+    assert_eq!(
+        s.change_seq(&w.id).expect("seq"),
+        Some(seq1),
+        "a read changes nothing"
+    );
+    // The same entry again (a retry, another node's late commit): stored once.
+    let s1 = s.state(&w.id).expect("state").expect("present");
+    let (s2, r2) = checked(&s1, 70, 130, &["http://a.example/2", "http://a.example/3"]);
+    s.commit_check(&w.id, &s1, &s2, &r2).expect("commit");
+    let links: Vec<String> = s
+        .items(&w.id, 10)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            "http://a.example/3",
+            "http://a.example/2",
+            "http://a.example/1"
+        ],
+        "three distinct entries, each once, newest first"
+    );
+    assert!(s.is_seen(&w.id, "http://a.example/3").expect("seen"));
+    assert!(!s.is_seen(&w.id, "http://a.example/4").expect("seen"));
+    let st = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(st.recent_checks.len(), 2, "each commit is logged");
+    assert_eq!(st.next_check, 130);
+}
+
+fn two_hosts(db: &TestDb) -> (Watch, Watch) {
+    let a = watch("http://one.example/");
+    let b = watch("http://two.example:8080/");
+    db.store.insert_watch(&a, &state(10)).expect("insert");
+    db.store.insert_watch(&b, &state(10)).expect("insert");
+    (a, b)
+}
+
+#[test]
+fn two_nodes_split_the_due_hosts_and_never_take_the_same() {
+    let Some(db) = TestDb::open("split") else {
+        return;
+    };
+    let (a, b) = two_hosts(&db);
+    let one = db.node("node-1", |o| o.max_hosts = 1);
+    let two = db.node("node-2", |o| o.max_hosts = 1);
+    let got1 = one.claim_due(100, 10).expect("claim");
+    let got2 = two.claim_due(100, 10).expect("claim");
+    assert_eq!(got1.len(), 1, "one host each: {got1:?}");
+    assert_eq!(got2.len(), 1, "one host each: {got2:?}");
+    assert_ne!(got1[0].1, got2[0].1);
+    let mut all = vec![got1[0].1.clone(), got2[0].1.clone()];
+    all.sort();
+    let mut want = vec![a.id, b.id];
+    want.sort();
+    assert_eq!(all, want);
+    // Nothing is due yet at 5: nothing claimed.
+    let three = db.node("node-3", |_| {});
+    assert!(three.claim_due(5, 10).expect("claim").is_empty());
+    assert!(three.held().is_empty());
+}
+
+#[test]
+fn a_node_whose_lease_moved_on_cannot_commit_over_the_next_holder() {
+    let Some(db) = TestDb::open("fencing") else {
+        return;
+    };
+    let w = watch("http://one.example/");
+    db.store.insert_watch(&w, &state(10)).expect("insert");
+    let old = db.node("old", |_| {});
+    let new = db.node("new", |_| {});
+    assert_eq!(old.claim_due(100, 10).expect("claim").len(), 1);
+    let prev = old.state(&w.id).expect("state").expect("present");
+    // The old node pauses past its lease (no renewal); the new one takes the host.
+    db.store
+        .execute("UPDATE host_leases SET expires_at = now() - interval '1 second'")
+        .expect("expire");
+    assert_eq!(new.claim_due(100, 10).expect("claim").len(), 1);
+    let (s_new, r_new) = checked(&prev, 100, 200, &["http://one.example/new"]);
+    new.commit_check(&w.id, &prev, &s_new, &r_new)
+        .expect("the holder commits");
+    // The old node wakes up and commits its stale check: refused, nothing written.
+    let (s_old, r_old) = checked(&prev, 90, 150, &["http://one.example/old"]);
+    let err = old
+        .commit_check(&w.id, &prev, &s_old, &r_old)
+        .expect_err("a stale holder must not commit");
+    assert!(matches!(err, StoreError::LeaseLost { .. }), "{err}");
+    let st = db.store.state(&w.id).expect("state").expect("present");
+    assert_eq!(st.next_check, 200, "the new holder's state stands");
+    let links: Vec<String> = db
+        .store
+        .items(&w.id, 10)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect();
+    assert_eq!(links, vec!["http://one.example/new"]);
+    // Even before the new holder commits, the old one is refused as soon as the lease
+    // moved: a second round.
+    db.store
+        .execute("UPDATE host_leases SET expires_at = now() - interval '1 second'")
+        .expect("expire");
+    db.store
+        .execute("UPDATE watches SET next_check = 100")
+        .expect("due again");
+    assert_eq!(old.claim_due(100, 10).expect("claim").len(), 1);
+    let prev = old.state(&w.id).expect("state").expect("present");
+    db.store
+        .execute("UPDATE host_leases SET expires_at = now() - interval '1 second'")
+        .expect("expire");
+    assert_eq!(new.claim_due(100, 10).expect("claim").len(), 1);
+    let (s_old, r_old) = checked(&prev, 100, 300, &["http://one.example/old"]);
+    assert!(matches!(
+        old.commit_check(&w.id, &prev, &s_old, &r_old),
+        Err(StoreError::LeaseLost { .. })
+    ));
+}
+
+#[test]
+fn a_dead_nodes_hosts_move_on_when_its_lease_expires() {
+    let Some(db) = TestDb::open("expiry") else {
+        return;
+    };
+    let w = watch("http://one.example/");
+    db.store.insert_watch(&w, &state(10)).expect("insert");
+    let dead = db.node("dead", |o| o.lease = Duration::from_millis(700));
+    assert_eq!(dead.claim_due(100, 10).expect("claim").len(), 1);
+    drop(dead); // killed: no release
+    let live = db.node("live", |_| {});
+    assert!(
+        live.claim_due(100, 10).expect("claim").is_empty(),
+        "the lease still runs"
+    );
+    std::thread::sleep(Duration::from_millis(900));
+    assert_eq!(
+        live.claim_due(100, 10).expect("claim"),
+        vec![(10, w.id.clone())]
+    );
+}
+
+#[test]
+fn a_released_host_waits_out_the_per_host_delay_before_another_node_takes_it() {
+    let Some(db) = TestDb::open("handover") else {
+        return;
+    };
+    let w = watch("http://one.example/");
+    db.store.insert_watch(&w, &state(10)).expect("insert");
+    let a = db.node("a", |o| o.host_delay = Duration::from_millis(800));
+    let b = db.node("b", |_| {});
+    assert_eq!(a.claim_due(100, 10).expect("claim").len(), 1);
+    let prev = a.state(&w.id).expect("state").expect("present");
+    let (s1, r1) = checked(&prev, 100, 100, &[]);
+    a.commit_check(&w.id, &prev, &s1, &r1).expect("commit");
+    // Nothing is due before 100: at 50, `a` has nothing due nor running on the host
+    // and lets it go.
+    assert!(a.claim_due(50, 10).expect("claim").is_empty());
+    assert!(a.held().is_empty(), "released: nothing due or running");
+    assert!(
+        b.claim_due(100, 10).expect("claim").is_empty(),
+        "the per-host delay holds across nodes"
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(b.claim_due(100, 10).expect("claim").len(), 1);
+}
+
+#[tokio::test]
+async fn works_from_a_current_thread_runtime_and_a_multi_thread_one() {
+    let Some(db) = TestDb::open("runtimes") else {
+        return;
+    };
+    let w = watch("http://a.example/");
+    assert!(db.store.insert_watch(&w, &state(10)).expect("insert"));
+    let s = db.store.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let got = rt
+        .spawn(async move { s.watch(&WatchId::for_url("http://a.example/")) })
+        .await
+        .expect("join")
+        .expect("read");
+    rt.shutdown_background();
+    assert_eq!(got, Some(w));
+}

@@ -1,0 +1,211 @@
+//! The store's behaviour, one test body run on both backends: each `both!` test runs on
+//! a temporary sled store and on a fresh PostgreSQL schema (skipped without a server,
+//! failing under `CI=true`).
+
+use super::pg::tests::TestDb;
+use super::*;
+use crate::schedule::Adaptive;
+
+/// `name` runs `body(&Store)` as `name::sled` and `name::postgres`.
+macro_rules! both {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            use super::*;
+
+            #[test]
+            fn sled() {
+                let store = Store::temporary().expect("store");
+                ($body)(&store);
+            }
+
+            #[test]
+            fn postgres() {
+                let Some(db) = TestDb::open(stringify!($name)) else {
+                    return;
+                };
+                let store = Store::postgres(db.opts.clone()).expect("store");
+                ($body)(&store);
+            }
+        }
+    };
+}
+
+fn watch(url: &str) -> Watch {
+    Watch {
+        id: WatchId::for_url(url),
+        url: url.to_owned(),
+        title: None,
+        depth: 1,
+        select: None,
+        keywords: Vec::new(),
+        created: 100,
+        strategy: None,
+        options: crate::model::WatchOptions::default(),
+        render: crate::model::Render::Plain,
+    }
+}
+
+fn state(next: i64) -> WatchState {
+    WatchState::new(
+        next,
+        Adaptive {
+            a: 60.0,
+            b: 60.0,
+            c: 0.0,
+        },
+    )
+}
+
+fn item(url: &str, t: i64) -> Item {
+    serde_json::from_value(serde_json::json!({
+        "id": Item::id_for(url),
+        "title": format!("title of {url}"),
+        "link": url,
+        "first_seen": t,
+    }))
+    .expect("an item")
+}
+
+/// Commits a check at `at` finding `urls` new (and `links` on the page); returns the
+/// stored state after it.
+fn check(s: &Store, w: &Watch, at: i64, next: i64, urls: &[&str]) -> WatchState {
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut st = prev.clone();
+    st.last_check = Some(at);
+    st.next_check = next;
+    st.status = Status::Ok;
+    st.link_fingerprint = Some(format!("fp{at}"));
+    st.item_seq += urls.len() as u64;
+    let record = CheckRecord {
+        links: Some(urls.iter().map(|u| Link::new("t", *u)).collect()),
+        seen_urls: urls.iter().map(|u| (*u).to_owned()).collect(),
+        new_items: urls.iter().map(|u| item(u, at)).collect(),
+        ..CheckRecord::default()
+    };
+    s.commit_check(&w.id, &prev, &st, &record).expect("commit");
+    s.state(&w.id).expect("state").expect("present")
+}
+
+both!(insert_is_idempotent_and_listed, |s: &Store| {
+    let w = watch("http://a.example/");
+    assert!(s.insert_watch(&w, &state(10)).expect("insert"));
+    assert!(!s.insert_watch(&w, &state(20)).expect("insert again"));
+    assert_eq!(s.watches().expect("list"), vec![w.clone()]);
+    assert_eq!(s.watch(&w.id).expect("read"), Some(w.clone()));
+    assert_eq!(
+        s.state(&w.id).expect("state").expect("present").next_check,
+        10
+    );
+    assert_eq!(s.due_len(), 1);
+});
+
+both!(due_is_by_time_and_follows_commits, |s: &Store| {
+    let a = watch("http://a.example/");
+    let b = watch("http://b.example/");
+    s.insert_watch(&a, &state(30)).expect("insert");
+    s.insert_watch(&b, &state(10)).expect("insert");
+    let ids = |now| -> Vec<WatchId> {
+        s.claim_due(now, 10)
+            .expect("due")
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect()
+    };
+    assert_eq!(ids(5), Vec::<WatchId>::new());
+    assert_eq!(ids(10), vec![b.id.clone()]);
+    assert_eq!(ids(30), vec![b.id.clone(), a.id.clone()]);
+    check(s, &b, 31, 100, &[]);
+    assert_eq!(ids(40), vec![a.id.clone()]);
+    assert_eq!(s.next_due().expect("next"), Some(30));
+});
+
+both!(items_newest_first_within_the_kept_window, |s: &Store| {
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    check(s, &w, 10, 20, &["http://a.example/1", "http://a.example/2"]);
+    let st = check(s, &w, 20, 30, &["http://a.example/3"]);
+    assert_eq!(st.recent_checks.len(), 2, "each check is logged");
+    assert_eq!(st.recent_checks[0].new_items, 1);
+    assert_eq!(st.baseline_at, Some(10), "the first check set the baseline");
+    let links: Vec<String> = s
+        .items(&w.id, 10)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            "http://a.example/3",
+            "http://a.example/2",
+            "http://a.example/1"
+        ]
+    );
+    assert_eq!(s.items(&w.id, 1).expect("items").len(), 1);
+    // Past the window, the oldest leave.
+    let many: Vec<String> = (0..ITEMS_KEPT + 5)
+        .map(|n| format!("http://a.example/m{n}"))
+        .collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    check(s, &w, 30, 40, &refs);
+    let kept = s.items(&w.id, usize::MAX).expect("items");
+    assert_eq!(kept.len() as u64, ITEMS_KEPT);
+    assert_eq!(
+        kept[0].link,
+        *many.last().expect("last"),
+        "the newest is first"
+    );
+    assert!(kept.iter().all(|i| i.link != "http://a.example/3"));
+});
+
+both!(seen_urls_and_links_are_kept, |s: &Store| {
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    assert!(s.links(&w.id).expect("links").is_empty());
+    check(s, &w, 10, 20, &["http://a.example/1"]);
+    assert!(s.is_seen(&w.id, "http://a.example/1").expect("seen"));
+    assert!(!s.is_seen(&w.id, "http://a.example/2").expect("seen"));
+    assert_eq!(
+        s.links(&w.id).expect("links"),
+        vec![Link::new("t", "http://a.example/1")]
+    );
+});
+
+both!(pause_rebaseline_and_removal, |s: &Store| {
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    check(s, &w, 10, 20, &["http://a.example/1"]);
+    let mut paused = w.clone();
+    paused.options.paused = true;
+    s.update_watch(&paused, true, Some("edited".into()), None)
+        .expect("update");
+    assert!(
+        s.claim_due(1000, 10).expect("due").is_empty(),
+        "a paused watch is not due"
+    );
+    let st = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(st.link_fingerprint, None, "re-baselined");
+    assert_eq!(st.note.as_deref(), Some("edited"));
+    assert!(s.links(&w.id).expect("links").is_empty());
+    assert!(s.is_seen(&w.id, "http://a.example/1").expect("seen"));
+    s.update_watch(&w, false, None, Some(50)).expect("resume");
+    assert_eq!(s.claim_due(50, 10).expect("due"), vec![(50, w.id.clone())]);
+    s.set_webhook_outcome(&w.id, 60, Some("refused".into()))
+        .expect("webhook");
+    let st = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(
+        (st.webhook_at, st.webhook_error.as_deref()),
+        (Some(60), Some("refused"))
+    );
+    assert!(s.remove_watch(&w.id).expect("remove"));
+    assert!(!s.remove_watch(&w.id).expect("remove again"));
+    assert_eq!(s.watch(&w.id).expect("read"), None);
+    assert!(s.items(&w.id, 10).expect("items").is_empty());
+    assert!(!s.is_seen(&w.id, "http://a.example/1").expect("seen"));
+    assert!(s.claim_due(1000, 10).expect("due").is_empty());
+    let st = state(1);
+    assert!(matches!(
+        s.commit_check(&w.id, &st, &st, &CheckRecord::default()),
+        Err(StoreError::NoWatch(_))
+    ));
+});
