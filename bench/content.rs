@@ -1,6 +1,7 @@
-//! The cost of entry content per check: the structural pass and the entry decision of a
-//! real page alone, beside the same pass collecting its facts plus the content (summary,
-//! date, picture, author) of every entry of the page; and the date parser on its own.
+//! The cost of entry content per check: the one pass over a real page (links and
+//! structure) and the entry decision alone, beside the same pass gathering the entry
+//! facts too plus the content (summary, date, picture, author) of every entry of the
+//! page; and the date parser on its own.
 //! Pages from the snapshot corpus (`$SITEFEED_CORPUS`, else `../shared/corpus`); without
 //! it the page benchmarks are skipped.
 //!
@@ -66,24 +67,26 @@ fn pages(c: &mut Criterion) {
         };
         let page = Url::parse(url).expect("url");
         let html = extract::charset::decode_for_url(&body, None, &page).text;
-        let links = extract::extract(&html, &page, None).expect("extract").links;
-        g.bench_function(format!("{name}/structure+decide"), |b| {
+        g.bench_function(format!("{name}/pass+decide"), |b| {
             b.iter(|| {
-                let st = entries::structure(black_box(&html), &page, &links);
-                black_box(decision(&links, &st).items.len())
+                let p = extract::parse(black_box(&html), &page, None, extract::Gather::Structure)
+                    .expect("parse");
+                black_box(decision(&p.page.links, &p.structure).items.len())
             });
         });
-        g.bench_function(format!("{name}/structure+facts+decide+content"), |b| {
+        g.bench_function(format!("{name}/pass+facts+decide+content"), |b| {
             b.iter(|| {
-                let st = entries::structure_with_facts(black_box(&html), &page, &links);
-                let d = decision(&links, &st);
+                let p = extract::parse(black_box(&html), &page, None, extract::Gather::Content)
+                    .expect("parse");
+                let (links, st) = (&p.page.links, &p.structure);
+                let d = decision(links, st);
                 let facts = st.facts.as_ref().expect("facts");
                 let mut n = 0;
                 for &main in &d.entries {
                     let e = content::EntryRef {
                         main,
                         block: d.block_of.get(main).copied().flatten(),
-                        links: &links,
+                        links,
                         ctx: &st.ctx,
                         page: &page,
                     };
