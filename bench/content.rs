@@ -1,6 +1,7 @@
-//! The cost of entry content per check: the structural pass and the entry decision of a
-//! real page alone, beside the same pass collecting its facts plus the content (summary,
-//! date, picture, author) of every entry of the page; and the date parser on its own.
+//! The cost of entry content per check: the one pass over a real page (links and
+//! structure) and the entry decision alone, beside the same pass gathering the entry
+//! facts too plus the content (summary, date, picture, author) of every entry of the
+//! page; and the date parser on its own.
 //! Pages from the snapshot corpus (`$SITEFEED_CORPUS`, else `../shared/corpus`); without
 //! it the page benchmarks are skipped.
 //!

@@ -2,14 +2,16 @@
 //! and its author, read from the entry's own block (the element [`super::group`] found
 //! around its main link) with no selectors and no site rules.
 //!
-//! The page is not parsed again for this: the structural pass
-//! ([`super::structure`]) fills a [`Facts`] as it goes (the page's visible text with the
-//! byte range of every element in it, and the date, picture and author attributes it
-//! meets); [`content`] then reads one entry from those facts.
+//! The page is not parsed again for this: the one pass over the page
+//! ([`crate::extract::parse`] with `Gather::Content`) fills a [`Facts`] as it goes (the
+//! page's visible text with the byte range of every element in it, block breaks, and the
+//! date, picture and author attributes it meets); [`content`] then reads one entry from
+//! those facts.
 //!
-//! - **summary**: the block's visible text without the text of its links (the title,
+//! - **summary**: the block's prose blocks without the text of its links (the title,
 //!   "Read more", "12 comments", names of tags and authors), except a second link to the
-//!   entry's own URL holding prose (a teaser wrapped in a link); whitespace collapsed;
+//!   entry's own URL holding a teaser; a card that is one link gives its text but not its
+//!   headings (or, without headings, its headline); whitespace collapsed;
 //!   kept only when it reads as prose (several words, or a run of CJK), not a line of
 //!   metadata; cut at about [`SUMMARY_CHARS`] characters at a word boundary (at any
 //!   character in CJK text).
