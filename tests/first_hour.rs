@@ -797,7 +797,7 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert_eq!(news.matches("xmlUrl=").count(), 1, "{news}");
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _) = fast_app(dir2.path());
-    let report = sitefeed::server::api::import(&app2, &opml).expect("import");
+    let report = app2.import_opml(&opml).expect("import");
     assert_eq!(report.added, 3);
     let tagged: Vec<Vec<String>> = app2
         .store
@@ -811,7 +811,7 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert!(tagged.contains(&vec!["news".to_owned(), "uni".to_owned()]));
     // A reader's folder names become tags.
     let foreign = r#"<opml version="2.0"><body><outline text="Tech &amp; Science"><outline text="X" xmlUrl="https://x.example/feed"/></outline></body></opml>"#;
-    sitefeed::server::api::import(&app2, foreign).expect("import");
+    app2.import_opml(foreign).expect("import");
     let x = app2.find("https://x.example/feed").expect("x");
     assert_eq!(x.options.tags, ["tech science"]);
 

@@ -182,7 +182,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
     assert_eq!(opml.matches("render=").count(), 2, "plain is not written");
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _clock) = common::app(dir2.path());
-    let report = sitefeed::server::api::import(&app2, &opml).expect("import");
+    let report = app2.import_opml(&opml).expect("import");
     assert_eq!(report.added, 3);
     let back = app2.store.watches().expect("watches");
     assert!(back
@@ -192,7 +192,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
         .iter()
         .any(|w| w.url.contains("d.example") && w.render.as_str() == "auto"));
     let bad = "<opml version=\"2.0\"><body><outline htmlUrl=\"https://f.example/\" render=\"js\"/></body></opml>";
-    let report = sitefeed::server::api::import(&app2, bad).expect("import");
+    let report = app2.import_opml(bad).expect("import");
     assert_eq!(report.added, 0);
     assert!(report.rejected[0].error.contains("render `js`"));
 }

@@ -598,7 +598,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
         .expect("text");
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _clock) = common::app(dir2.path());
-    let report = sitefeed::server::api::import(&app2, &exported).expect("import");
+    let report = app2.import_opml(&exported).expect("import");
     assert_eq!(
         (report.added, report.existing, report.rejected.len()),
         (2, 0, 0)

@@ -458,7 +458,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::ImportOpml { file } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| Error::Usage(format!("cannot read {}: {e}", file.display())))?;
-            print::imported(out, &crate::server::api::import(&app, &text)?)?;
+            print::imported(out, &app.import_opml(&text)?)?;
         }
         Command::ExportOpml => {
             let mut entries = Vec::new();

@@ -14,8 +14,8 @@ use super::base::PublicBase;
 use super::error::ApiError;
 use crate::app::{App, AppError, NewWatch};
 use crate::dto::{
-    CheckJson, CheckLogJson, EditBody, FeedUrls, ItemJson, NewWatchBody, OpmlReport, Rejected,
-    RenderJson, ScheduleJson, WatchJson,
+    CheckJson, CheckLogJson, EditBody, FeedUrls, ItemJson, NewWatchBody, OpmlReport, RenderJson,
+    ScheduleJson, WatchJson,
 };
 use crate::model::{rfc3339, Watch, WatchId};
 use crate::store::WatchState;
@@ -309,67 +309,6 @@ async fn items(
     Ok(Json(items.iter().map(ItemJson::from).collect()))
 }
 
-/// Imports OPML in two passes, so nothing is added half-way: the document is parsed
-/// whole (a malformed one is an error and adds nothing), then every outline is validated
-/// (an invalid one is reported in `rejected`, the others are added), and only then are the
-/// valid ones added. Only a store failure can stop the second pass, and what it added
-/// before is then kept: each watch is added atomically and a retry adds the rest.
-pub fn import(app: &App, text: &str) -> Result<OpmlReport, AppError> {
-    let entries = crate::render::opml_parse(text)
-        .map_err(|e| AppError::BadInput(format!("invalid OPML: {e}")))?;
-    let mut report = OpmlReport {
-        added: 0,
-        existing: 0,
-        rejected: Vec::new(),
-    };
-    let mut valid = Vec::new();
-    for e in entries {
-        let render = match e.render.as_deref() {
-            None => None,
-            Some(name) => {
-                if let Some(r) = crate::model::Render::parse(name) {
-                    Some(r)
-                } else {
-                    report.rejected.push(Rejected {
-                        url: e.url,
-                        error: format!(
-                            "render `{name}` is not one of {}",
-                            crate::model::Render::NAMES
-                        ),
-                    });
-                    continue;
-                }
-            }
-        };
-        let req = NewWatch {
-            url: e.url.clone(),
-            title: e.title,
-            tags: e
-                .tags
-                .iter()
-                .filter_map(|t| crate::app::tag_from_folder(t))
-                .collect(),
-            render,
-            ..NewWatch::default()
-        };
-        match app.validate(&req) {
-            Ok(_) => valid.push(req),
-            Err(AppError::BadInput(m)) => report.rejected.push(Rejected {
-                url: without_credentials(&e.url),
-                error: m,
-            }),
-            Err(other) => return Err(other),
-        }
-    }
-    for req in valid {
-        match app.add_watch(&req)? {
-            (_, true) => report.added += 1,
-            (_, false) => report.existing += 1,
-        }
-    }
-    Ok(report)
-}
-
 /// Content types an OPML upload may have. Not `text/plain` nor a form type: those are
 /// what another site's page can send here without the browser asking first.
 const OPML_TYPES: [&str; 4] = [
@@ -378,18 +317,6 @@ const OPML_TYPES: [&str; 4] = [
     "text/x-opml",
     "application/x-opml+xml",
 ];
-
-/// `url` without a `user:pass@` part, so a refused URL's password is not echoed.
-fn without_credentials(url: &str) -> String {
-    match url::Url::parse(url.trim()) {
-        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.to_string()
-        }
-        _ => url.chars().take(300).collect(),
-    }
-}
 
 async fn import_opml(
     State(app): State<Arc<App>>,
@@ -420,5 +347,5 @@ async fn import_opml(
     })?;
     // Many inserts, each flushed: on the CPU pool.
     let text = text.to_owned();
-    Ok(Json(crate::cpu::run(move || import(&app, &text)).await?))
+    Ok(Json(crate::cpu::run(move || app.import_opml(&text)).await?))
 }

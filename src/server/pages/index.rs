@@ -392,7 +392,7 @@ pub(super) async fn import_opml(
     let result = match (bad, text) {
         (Some(e), _) => Err(format!("the upload could not be read: {e}")),
         (None, None) => Err("choose an OPML file to import".into()),
-        (None, Some(t)) => match crate::server::api::import(&app, &t) {
+        (None, Some(t)) => match app.import_opml(&t) {
             Ok(r) => Ok(r),
             Err(AppError::BadInput(m)) => Err(m),
             Err(e) => return Err(e.into()),
