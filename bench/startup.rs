@@ -73,7 +73,12 @@ fn fill_some(store: &Store, ks: impl Iterator<Item = usize>) {
             st.status = Status::Ok;
         }
         store
-            .commit_check(&watch.id, &prev, &st, &sitefeed::store::CheckRecord::default())
+            .commit_check(
+                &watch.id,
+                &prev,
+                &st,
+                &sitefeed::store::CheckRecord::default(),
+            )
             .expect("commit");
         if k % 10_000 == 0 {
             eprintln!("{k} watches");
@@ -83,7 +88,9 @@ fn fill_some(store: &Store, ks: impl Iterator<Item = usize>) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: usize = arg(&args, "--watches").and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let n: usize = arg(&args, "--watches")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
     let dir = arg(&args, "--dir").map_or_else(
         || std::env::temp_dir().join("sitefeed-startup"),
         PathBuf::from,
