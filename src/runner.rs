@@ -297,7 +297,7 @@ async fn run_one(app: &Arc<App>, watch: &Watch) -> bool {
         }
         // Another node holds the host now (this one paused past its lease): its check
         // stands, this one is dropped.
-        Err(crate::app::AppError::Store(e @ crate::store::StoreError::LeaseLost { .. })) => {
+        Err(crate::app::AppError::Store(e)) if e.is_lease_lost() => {
             tracing::warn!(%id, error = %e, "check dropped");
         }
         // The store's health logs a storage failure once, not once per check.

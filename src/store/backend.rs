@@ -23,6 +23,13 @@ pub struct NodeLimits {
     pub max_hosts: usize,
 }
 
+impl StoreError {
+    /// Whether a commit was refused because another node holds the watch's host now.
+    pub fn is_lease_lost(&self) -> bool {
+        matches!(self, Self::LeaseLost { .. })
+    }
+}
+
 impl Store {
     /// Opens the store `storage` names: the sled directory, or the PostgreSQL database
     /// (migrated to the newest schema) as one node among others.
