@@ -6,6 +6,10 @@
 //! selective extraction → one atomic commit ([`store`]). The [`schedule`] decides when
 //! each watch is checked; [`server`] and [`cli`] are the two front doors.
 
+// Private items are documented too (`cargo doc --document-private-items`), so the
+// module docs may link to them.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod alloc;
 pub mod analysis;
 pub mod app;

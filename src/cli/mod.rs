@@ -1,7 +1,7 @@
 //! The command line (clap) and what each command does: on the store through the
 //! service ([`crate::app::App`]), or, when `sitefeed serve` holds the store, through the
 //! running server ([`remote`], over the typed client [`crate::remote::Client`]); both
-//! print the same ([`print`]). The offline commands call [`crate::offline`] and
+//! print the same ([`print`](mod@print)). The offline commands call [`crate::offline`] and
 //! [`crate::eval`].
 
 mod print;

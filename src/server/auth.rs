@@ -2,7 +2,7 @@
 //!
 //! - `admin_token` set: the web page and the API need it, the API as
 //!   `Authorization: Bearer <token>` or the page's session, the page as a session that
-//!   the login form starts (server-side, [`super::session`]; the cookie holds a random id,
+//!   the login form starts (server-side, [`crate::session`]; the cookie holds a random id,
 //!   `HttpOnly`, `SameSite=Strict`, `Secure` when `base_url` is https). A browser without
 //!   one is sent to `/login?next=<page>` and comes back to that page after login; an API
 //!   client gets `401` JSON. Wrong tokens are throttled per client address.

@@ -26,7 +26,7 @@ pub struct Candidate {
     /// Shark-Search inherited score (the best seen).
     pub inherited: f64,
     /// Tunnel distance of the (closest) parent that linked here: the `d_parent` of
-    /// [`tunnel`] once this page is fetched.
+    /// [`super::tunnel`] once this page is fetched.
     pub tunnel: f64,
 }
 

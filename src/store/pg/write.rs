@@ -238,7 +238,7 @@ pub(super) async fn insert_pages(
 }
 
 impl PgStore {
-    /// As [`super::Store::update_watch`].
+    /// As [`crate::store::Store::update_watch`].
     pub fn update_watch(
         &self,
         watch: &Watch,
