@@ -9,6 +9,7 @@ WORKDIR /src
 # Dependencies first, in their own layer: it is rebuilt only when Cargo.toml or
 # Cargo.lock change, not on every source edit.
 COPY Cargo.toml Cargo.lock ./
+COPY crates ./crates
 COPY benches ./benches
 COPY bench ./bench
 RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
@@ -29,9 +30,7 @@ COPY --from=build /src/target/release/sitefeed /usr/local/bin/sitefeed
 COPY config/sitefeed.toml /etc/sitefeed/sitefeed.toml
 ENV SITEFEED_CONFIG=/etc/sitefeed/sitefeed.toml \
     SITEFEED_DATA=/var/lib/sitefeed/data \
-    SITEFEED_LISTEN=0.0.0.0:8080 \
-    MIMALLOC_ARENA_EAGER_COMMIT=0 \
-    MIMALLOC_PURGE_DELAY=0
+    SITEFEED_LISTEN=0.0.0.0:8080
 USER sitefeed
 VOLUME ["/var/lib/sitefeed"]
 EXPOSE 8080

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sitefeed::app::NewWatch;
+use sitefeed::runner::Runner;
 use sitefeed::schedule::clock::{Clock, ManualClock};
-use sitefeed::schedule::runner::Runner;
 use sitefeed::{App, Config};
 
 /// Entries shown per page; with the padding below a page weighs about 55 KB.

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sitefeed::app::NewWatch;
+use sitefeed::runner::Runner;
 use sitefeed::schedule::clock::{Clock, ManualClock};
-use sitefeed::schedule::runner::Runner;
 use sitefeed::{App, Config};
 
 const HOSTS: usize = 50;

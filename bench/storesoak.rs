@@ -4,7 +4,8 @@
 //! news page of about 485 links (navigation, "most read", partners, 100 entries with
 //! author, comments and "Read more" links, footer) that evolves on every check as the
 //! project's mock news site does (0–5 new entries on top with the oldest dropped, now and
-//! then an old entry bumped to the top or a title edited). Each check commits what the
+//! then an old entry bumped to the top or a title edited); each entry has a title, an
+//! author and an 18–30 word summary, which its item carries. Each check commits what the
 //! real check path commits (new link array, the URLs that left the page, new and
 //! retitled items, the new state) through `Store::commit_check`, with the clock one hour
 //! further per round. Prints bytes on disk per watch (the data directory's files) every
@@ -49,6 +50,7 @@ struct Entry {
     id: u64,
     title: String,
     author: String,
+    summary: String,
 }
 
 struct Page {
@@ -86,10 +88,12 @@ impl Page {
         let id = self.next_id;
         self.next_id += 1;
         let n = 3 + self.rng.below(5) as usize;
+        let m = 18 + self.rng.below(13) as usize;
         Entry {
             id,
             title: self.words(n),
             author: self.words(2),
+            summary: self.words(m),
         }
     }
 
@@ -206,6 +210,10 @@ fn check(store: &Store, id: &WatchId, page: &mut Page, round: u64, now: i64) {
             title: e.title.clone(),
             link: url,
             first_seen: now,
+            // What the entry-content pass reads from the entry's block.
+            summary: Some(e.summary.clone()),
+            author: Some(e.author.clone()),
+            published: Some(now - 600),
             ..Item::default()
         }
     };

@@ -1,11 +1,43 @@
-//! The memory allocator: mimalloc for every binary that links sitefeed.
+//! The memory allocator: mimalloc for every binary that links sitefeed, with its
+//! low-memory options as defaults.
 //!
 //! Measured with `bench/checkpath.rs` (1,000 watches, see `bench/README.md`): glibc
-//! malloc spent 1.85 ms of CPU per check, mimalloc 1.25 ms. mimalloc's defaults commit
-//! arenas eagerly and keep freed pages a while, which raises peak RSS (about 95 MB
-//! there); `MIMALLOC_ARENA_EAGER_COMMIT=0 MIMALLOC_PURGE_DELAY=0` in the environment
-//! (set in the Dockerfile) brings it to about 53 MB at a small CPU cost. mimalloc reads
-//! these before `main` runs, so they cannot be set from the program itself.
+//! malloc spent 1.85 ms of CPU per check, mimalloc 1.25 ms. mimalloc's own defaults
+//! commit arenas eagerly and keep freed pages a while, which raises peak RSS (about 95 MB
+//! there); no eager arena commit and immediate purging bring it to about 53 MB at a small
+//! CPU cost. The crate `mimalloc-defaults` (in `crates/`, the one place with `unsafe`
+//! code) sets both before `main` runs, unless the environment sets them
+//! (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`), so the binary needs no
+//! environment.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Whether mimalloc's low-memory defaults are installed (Linux), and the options as they
+/// stand: (arena eager commit, purge delay in ms).
+pub fn low_memory_defaults() -> (bool, i64, i64) {
+    use mimalloc_defaults::{option, Opt};
+    (
+        mimalloc_defaults::installed(),
+        option(Opt::ArenaEagerCommit),
+        option(Opt::PurgeDelay),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn low_memory_defaults_hold_without_the_environment() {
+        let env = |v: &str| std::env::var_os(v).is_some();
+        let (installed, eager, purge) = super::low_memory_defaults();
+        if !installed {
+            return;
+        }
+        if !env("MIMALLOC_ARENA_EAGER_COMMIT") {
+            assert_eq!(eager, 0, "arenas are committed on demand");
+        }
+        if !env("MIMALLOC_PURGE_DELAY") {
+            assert_eq!(purge, 0, "freed memory is purged at once");
+        }
+    }
+}

@@ -11,7 +11,7 @@
 //! fingerprint → the improved-LCS diff with selective extraction → the entry decision
 //! ([`crate::entries::decide`]).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use url::Url;
 
@@ -166,8 +166,16 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.to_string())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
-    let mut page = match extract::extract(&decoded.text, input.url, selector.as_ref()) {
-        Ok(p) => p,
+    // The one pass over the page: links, their contexts, the page's blocks and what
+    // its entries say (summary, date, picture).
+    let parsed = extract::parse(
+        &decoded.text,
+        input.url,
+        selector.as_ref(),
+        extract::Gather::Content,
+    );
+    let (mut page, mut structure) = match parsed {
+        Ok(p) => (p.page, p.structure),
         Err(e) => return Ok(Err(e.to_string())),
     };
     if page.links.is_empty() {
@@ -177,8 +185,6 @@ pub fn analyse<H: History>(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
-    // One pass: the links' places, and what their entries say (summary, date, picture).
-    let mut structure = entries::structure_with_facts(&decoded.text, input.url, &page.links);
     // Deep watches: the site's template links and blocks are noise, removed before the
     // denoised fingerprint and the diff.
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {
@@ -222,7 +228,7 @@ pub fn analyse<H: History>(
     // says which of those are entries. A link the differ calls moved (its key stood on
     // the old page) is seen.
     let inserted: HashSet<usize> = if baseline {
-        HashSet::new()
+        HashSet::default()
     } else {
         diff::new_links(&old, &page.links, &|l: &Link| match seen(&l.url) {
             Ok(s) => s,
@@ -279,7 +285,7 @@ pub fn analyse<H: History>(
     };
     let mut new_items: Vec<Item> = decision.items.iter().map(|&i| item_at(i)).collect();
     if baseline && prev.backfill > 0 {
-        let mut once = HashSet::new();
+        let mut once = HashSet::default();
         new_items = decision
             .entries
             .iter()
@@ -296,7 +302,7 @@ pub fn analyse<H: History>(
     // URLs that leave the page join the seen set.
     let new_urls: HashSet<&str> = links.iter().map(|l| l.url.as_str()).collect();
     let mut seen_urls: Vec<String> = Vec::new();
-    let mut added = HashSet::new();
+    let mut added = HashSet::default();
     for l in &old {
         if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
             seen_urls.push(l.url.clone());

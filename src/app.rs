@@ -1,6 +1,8 @@
 //! The application: configuration, store, fetcher and clock, and the operations that
-//! the CLI and the HTTP API share (add, check, remove). `serve` runs the scheduler and
-//! the server under one cancellation token and shuts them down in order.
+//! the CLI and the HTTP API share (add, check, remove). The runner, the server and the
+//! CLI call it; it calls none of them ([`crate::daemon`] puts them together). May use
+//! the check, the store, the fetcher, the schedule policy, config, model, render (feed
+//! URLs), metrics and the session secrets it holds.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -46,6 +48,44 @@ pub struct NewWatch {
     pub backfill: Option<u32>,
     /// Tags, as users write them ([`validate_tags`]).
     pub tags: Vec<String>,
+}
+
+/// The watch a `POST /api/watches` body (or `sitefeed add`) asks for; an unknown
+/// strategy or render mode is bad input.
+impl TryFrom<crate::dto::NewWatchBody> for NewWatch {
+    type Error = AppError;
+
+    fn try_from(b: crate::dto::NewWatchBody) -> Result<Self, AppError> {
+        let strategy = match b.strategy.as_deref() {
+            None => None,
+            Some(name) => Some(crate::config::Strategy::parse(name).ok_or_else(|| {
+                AppError::BadInput(format!(
+                    "strategy `{name}` is not one of {}",
+                    crate::config::Strategy::NAMES
+                ))
+            })?),
+        };
+        let render = match b.render.as_deref() {
+            None => None,
+            Some(name) => Some(crate::model::Render::parse(name).ok_or_else(|| {
+                AppError::BadInput(format!(
+                    "render `{name}` is not one of {}",
+                    crate::model::Render::NAMES
+                ))
+            })?),
+        };
+        Ok(Self {
+            url: b.url,
+            depth: b.depth,
+            title: b.title,
+            select: b.select,
+            keywords: b.keywords.unwrap_or_default(),
+            strategy,
+            render,
+            backfill: b.backfill,
+            tags: b.tags.unwrap_or_default(),
+        })
+    }
 }
 
 /// Largest backfill a user may ask for.
@@ -243,7 +283,7 @@ pub struct App {
     /// Wakes the scheduler when a watch is added or rescheduled.
     pub wake: tokio::sync::Notify,
     /// The web page's server secret, sessions and login throttle.
-    pub security: crate::server::session::Security,
+    pub security: crate::session::Security,
     locks: Mutex<HashMap<WatchId, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -274,7 +314,7 @@ impl App {
             clock,
             metrics,
             wake: tokio::sync::Notify::new(),
-            security: crate::server::session::Security::new(),
+            security: crate::session::Security::new(),
             locks: Mutex::new(HashMap::new()),
         })
     }
@@ -722,80 +762,6 @@ async fn deliver(url: &str, body: String) -> Result<(), String> {
     Err(format!(
         "{last} (after {WEBHOOK_ATTEMPTS} attempts at most)"
     ))
-}
-
-/// `sitefeed serve`: adds the configured watches, then runs the scheduler and the HTTP
-/// server until SIGINT or SIGTERM, and shuts down in order: stop intake, let the
-/// server finish its requests, give running checks a grace period.
-pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| crate::error::Error::Failed(format!("cannot start the runtime: {e}")))?;
-    rt.block_on(async move {
-        let listen = config.server.listen;
-        let data = std::path::absolute(&config.storage.path)
-            .unwrap_or_else(|_| config.storage.path.clone());
-        let file = config.file.as_ref().map_or_else(
-            || "none (built-in defaults; --config or SITEFEED_CONFIG names a file)".to_owned(),
-            |f| f.display().to_string(),
-        );
-        tracing::info!(config = %file, data = %data.display(), "starting");
-        let app = Arc::new(App::open(config)?);
-        app.add_configured_watches()?;
-        let moved = app.recheck_failing()?;
-        if moved > 0 {
-            tracing::info!(watches = moved, "failing watches are checked again within a minute");
-        }
-        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
-            crate::error::Error::Failed(format!("cannot listen on {listen}: {e} (set server.listen or SITEFEED_LISTEN)"))
-        })?;
-        let cancel = tokio_util::sync::CancellationToken::new();
-        let local = listener.local_addr()?;
-        if let Some(b) = &app.config.server.base_url {
-            tracing::info!(address = %local, base_url = %b, "sitefeed serving");
-        } else {
-            tracing::info!(address = %local, "sitefeed serving; feed URLs follow the address each request came to (server.base_url / SITEFEED_BASE_URL is not set)");
-        }
-        let runner = crate::schedule::runner::Runner::new(app.clone());
-        let sched = tokio::spawn(runner.run(cancel.clone(), std::time::Duration::from_secs(10)));
-        let server = tokio::spawn(crate::server::serve(app.clone(), listener, cancel.clone()));
-        shutdown_signal().await;
-        tracing::info!("shutting down");
-        cancel.cancel();
-        if let Ok(Err(e)) = server.await {
-            tracing::error!(error = %e, "server error");
-        }
-        let _ = sched.await;
-        if let Some(b) = app.fetcher.browser() {
-            b.shutdown().await;
-        }
-        app.store.flush()?;
-        Ok(())
-    })
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
 }
 
 impl From<AppError> for crate::error::Error {

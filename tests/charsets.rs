@@ -3,12 +3,10 @@
 //! `<meta>` only, or not at all, and the stored link texts must be the right Unicode.
 
 mod common;
-mod fetch_support;
 
 use std::fmt::Write;
-use std::time::Duration;
 
-use fetch_support::{watch, Canned, Scripted};
+use common::{watch, Canned, Site};
 use sitefeed::model::Status;
 
 /// (encoding label, link texts in a language that encoding is for).
@@ -84,9 +82,9 @@ fn page(texts: &[&str], meta: Option<&str>) -> String {
 
 #[tokio::test]
 async fn legacy_charsets_give_correct_link_texts() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), |c| c.fetch.per_host_delay = Duration::ZERO);
+    let (app, _) = common::app(dir.path());
     for &(label, texts) in CASES {
         let enc = encoding_rs::Encoding::for_label(label.as_bytes()).expect("known label");
         for declared in [Declared::Header, Declared::Meta, Declared::Nothing] {
@@ -100,7 +98,7 @@ async fn legacy_charsets_give_correct_link_texts() {
             };
             let path = format!("/{label}/{declared:?}");
             site.route(&path, vec![Canned::new(200, &ct, bytes.into_owned())]);
-            let id = watch(&app, &site.url(&path));
+            let id = watch(&app, &site.url_of(&path));
             let w = app.store.watch(&id).expect("read").expect("watch");
             let report = app.check(&w, false).await.expect("check");
             assert!(
@@ -129,7 +127,7 @@ async fn legacy_charsets_give_correct_link_texts() {
 
 #[tokio::test]
 async fn invalid_utf8_keeps_the_good_links() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     let mut body = b"<html><body><a href=\"/1\">Caf\xc3\xa9 ok</a><a href=\"/2\">bro\xffken</a>\
         <a href=\"/3\">\xe6\x96\xb0\xe9\x97\xbb</a></body></html>"
         .to_vec();
@@ -140,7 +138,7 @@ async fn invalid_utf8_keeps_the_good_links() {
     );
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app(dir.path());
-    let id = watch(&app, &site.url("/"));
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);

@@ -365,9 +365,7 @@ async fn tag_feeds_and_error_items_read_in_feedparser_newsboat_and_sfeed() {
     let site = Site::start(&refs(&first)).await;
     let broken = Site::start(&refs(&first)).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
-    });
+    let (app, clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
     let add = |url: String, tags: &[&str]| {
         app.add_watch(&sitefeed::app::NewWatch {

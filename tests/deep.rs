@@ -287,7 +287,6 @@ async fn serve_page(State(data): State<Arc<Mutex<SiteData>>>, req: Request) -> R
 
 fn deep_app(dir: &std::path::Path) -> (Arc<App>, sitefeed::schedule::clock::ManualClock) {
     common::app_with(dir, |c| {
-        c.fetch.per_host_delay = std::time::Duration::ZERO;
         c.deep.max_pages_per_check = 200;
     })
 }
@@ -490,7 +489,6 @@ async fn the_crawl_respects_its_page_budget_and_resumes() {
     let dir = tempfile::tempdir().expect("tmp");
     let site = Site::start().await;
     let (app, clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = std::time::Duration::ZERO;
         c.deep.max_pages_per_check = 5;
     });
     let w = add(&app, &site.url("/"), 3, &[]);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::Site;
 use sitefeed::app::NewWatch;
-use sitefeed::schedule::runner::Runner;
+use sitefeed::runner::Runner;
 
 /// The tests of this file run one at a time: the log is counted for the whole binary.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

@@ -3,12 +3,11 @@
 //! not HTML. Each test checks the outcome and that nothing stored was lost.
 
 mod common;
-mod fetch_support;
 
 use std::io::Write;
 use std::time::Duration;
 
-use fetch_support::{list, raw_server, watch, Canned, Misbehave, Scripted};
+use common::{list, raw_server, watch, Canned, Misbehave, Site};
 use sitefeed::model::{Status, WatchId};
 use sitefeed::App;
 
@@ -36,7 +35,6 @@ async fn a_slow_drip_is_cut_off_by_the_stall_rule() {
     .await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.stall_timeout = Duration::from_secs(1);
         c.fetch.timeout = Duration::from_secs(30);
         c.fetch.retries = 1;
@@ -55,7 +53,6 @@ async fn an_endless_body_hits_the_size_cap() {
     let (addr, _) = raw_server(Misbehave::Endless).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.max_body_bytes = 200_000;
     });
     let id = watch(&app, &format!("http://{addr}/"));
@@ -88,7 +85,6 @@ async fn a_gzip_bomb_is_capped_on_decompressed_bytes() {
     .await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.max_body_bytes = 1_000_000;
     });
     let id = watch(&app, &format!("http://{addr}/"));
@@ -134,7 +130,7 @@ async fn gzip_deflate_and_brotli_pages_are_decoded() {
 
 #[tokio::test]
 async fn redirect_loops_and_long_chains_are_refused() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route("/a", vec![Canned::redirect("/b")]);
     site.route("/b", vec![Canned::redirect("/a")]);
     for i in 0..10 {
@@ -145,16 +141,15 @@ async fn redirect_loops_and_long_chains_are_refused() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.max_redirects = 5;
     });
-    let looped = watch(&app, &site.url("/a"));
+    let looped = watch(&app, &site.url_of("/a"));
     let report = check(&app, &looped).await;
     assert_failed(&app, &looped, &report, "redirect loop");
     assert_eq!(report.error_kind, Some("redirect"));
     assert_eq!((site.hits("/a"), site.hits("/b")), (1, 1));
 
-    let chain = watch(&app, &site.url("/chain/0"));
+    let chain = watch(&app, &site.url_of("/chain/0"));
     let report = check(&app, &chain).await;
     assert_failed(&app, &chain, &report, "more than 5 redirects");
     assert_eq!(site.hits("/chain/5"), 1);
@@ -167,13 +162,11 @@ async fn redirect_loops_and_long_chains_are_refused() {
 
 #[tokio::test]
 async fn non_html_types_are_refused_and_the_stored_page_is_kept() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route("/", vec![Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
-    });
-    let id = watch(&app, &site.url("/"));
+    let (app, clock) = common::app(dir.path());
+    let id = watch(&app, &site.url_of("/"));
     assert!(check(&app, &id).await.error.is_none());
     let before = app.store.links(&id).expect("links");
     assert_eq!(before.len(), 2);

@@ -27,7 +27,7 @@ fn fast_app(
     std::sync::Arc<sitefeed::App>,
     sitefeed::schedule::clock::ManualClock,
 ) {
-    common::app_with(dir, |c| c.fetch.per_host_delay = std::time::Duration::ZERO)
+    common::app(dir)
 }
 
 async fn json(r: reqwest::RequestBuilder) -> Value {
@@ -1032,7 +1032,6 @@ async fn times_are_shown_in_the_watch_or_server_time_zone() {
     let site = Site::start(&refs(&entries(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = std::time::Duration::ZERO;
         c.server.timezone = chrono_tz::Tz::America__New_York;
     });
     let base = common::serve(app.clone()).await;

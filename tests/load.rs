@@ -131,10 +131,9 @@ fn probe(url: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
 #[tokio::test]
 async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
-    site.state.lock().expect("site").delay = Duration::from_millis(20);
+    site.set_delay(Duration::from_millis(20));
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.global_concurrency = 8;
         c.schedule.strategy = sitefeed::config::Strategy::Fixed;
         c.schedule.initial_interval = Duration::from_secs(10);
@@ -150,7 +149,7 @@ async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
             .expect("add");
         ids.push(w.id);
     }
-    let runner = sitefeed::schedule::runner::Runner::new(app.clone());
+    let runner = sitefeed::runner::Runner::new(app.clone());
     // The host serves three checks per simulated second (one in flight, two queued);
     // fifty watches that want a check every ten seconds are more than it can serve.
     let checks = |app: &sitefeed::App| -> Vec<u64> {
@@ -194,10 +193,9 @@ async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
 #[tokio::test]
 async fn metrics_gauges_follow_changes_without_reading_the_store() {
     let site = Site::start(&[("A", "/n/1")]).await;
-    site.state.lock().expect("site").delay = Duration::from_millis(300);
+    site.set_delay(Duration::from_millis(300));
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {
-        c.fetch.per_host_delay = Duration::ZERO;
         c.fetch.global_concurrency = 4;
     });
     let base = common::serve(app.clone()).await;
@@ -267,7 +265,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
     assert_eq!(m("sitefeed_watches_by_render{render=\"plain\"}"), 5);
     // The queue: five due watches of one host, which takes two at once (one request in
     // flight, one queued): three wait.
-    let runner = sitefeed::schedule::runner::Runner::new(app.clone());
+    let runner = sitefeed::runner::Runner::new(app.clone());
     runner.dispatch(clock.now()).await;
     let m = scrape().await;
     assert_eq!(

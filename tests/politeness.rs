@@ -3,24 +3,19 @@
 //! the servers' own request logs. Each test checks the outcome and what was stored.
 
 mod common;
-mod fetch_support;
 
 use std::time::Duration;
 
-use fetch_support::{list, watch, Canned, Scripted};
+use common::{list, watch, Canned, Site};
 use sitefeed::model::Status;
+use sitefeed::runner::Runner;
 use sitefeed::schedule::clock::Clock;
-use sitefeed::schedule::runner::Runner;
 
 const PAGE: &[(&str, &str)] = &[("First notice", "/n/1"), ("Second notice", "/n/2")];
 
-fn fast(c: &mut sitefeed::Config) {
-    c.fetch.per_host_delay = Duration::ZERO;
-}
-
 #[tokio::test]
 async fn robots_disallow_is_obeyed_and_cached() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route(
         "/robots.txt",
         vec![Canned::new(
@@ -32,9 +27,9 @@ async fn robots_disallow_is_obeyed_and_cached() {
     site.route("/private/list", vec![Canned::html(list(PAGE))]);
     site.route("/public/list", vec![Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), fast);
-    let private = watch(&app, &site.url("/private/list"));
-    let public = watch(&app, &site.url("/public/list"));
+    let (app, _) = common::app(dir.path());
+    let private = watch(&app, &site.url_of("/private/list"));
+    let public = watch(&app, &site.url_of("/public/list"));
 
     let w = app.store.watch(&private).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
@@ -62,7 +57,7 @@ async fn robots_disallow_is_obeyed_and_cached() {
 
 #[tokio::test]
 async fn robots_allow_for_our_agent_and_user_agent_names_a_contact() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route(
         "/robots.txt",
         vec![Canned::new(
@@ -73,8 +68,8 @@ async fn robots_allow_for_our_agent_and_user_agent_names_a_contact() {
     );
     site.route("/", vec![Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), fast);
-    let id = watch(&app, &site.url("/"));
+    let (app, _) = common::app(dir.path());
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
@@ -89,13 +84,13 @@ async fn robots_allow_for_our_agent_and_user_agent_names_a_contact() {
 
 #[tokio::test]
 async fn a_429_with_a_long_retry_after_moves_the_next_check_and_holds_the_host() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route("/a", vec![Canned::status(429).header("retry-after", "120")]);
     site.route("/b", vec![Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app_with(dir.path(), fast);
-    let a = watch(&app, &site.url("/a"));
-    let b = watch(&app, &site.url("/b"));
+    let (app, clock) = common::app(dir.path());
+    let a = watch(&app, &site.url_of("/a"));
+    let b = watch(&app, &site.url_of("/b"));
     let now = clock.now();
 
     let w = app.store.watch(&a).expect("read").expect("watch");
@@ -130,7 +125,7 @@ async fn a_429_with_a_long_retry_after_moves_the_next_check_and_holds_the_host()
 
 #[tokio::test]
 async fn a_short_retry_after_is_waited_for_then_retried() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route(
         "/",
         vec![
@@ -139,8 +134,8 @@ async fn a_short_retry_after_is_waited_for_then_retried() {
         ],
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), fast);
-    let id = watch(&app, &site.url("/"));
+    let (app, _) = common::app(dir.path());
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
@@ -155,11 +150,11 @@ async fn a_short_retry_after_is_waited_for_then_retried() {
 
 #[tokio::test]
 async fn a_503_then_200_is_retried_within_the_check() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route("/", vec![Canned::status(503), Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), fast);
-    let id = watch(&app, &site.url("/"));
+    let (app, _) = common::app(dir.path());
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
@@ -172,14 +167,13 @@ async fn a_503_then_200_is_retried_within_the_check() {
 
 #[tokio::test]
 async fn persistent_5xx_fails_after_the_retries_and_backs_off() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route("/", vec![Canned::status(500)]);
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {
-        fast(c);
         c.fetch.retries = 2;
     });
-    let id = watch(&app, &site.url("/"));
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     let err = report.error.expect("500");
@@ -211,20 +205,19 @@ async fn persistent_5xx_fails_after_the_retries_and_backs_off() {
 /// other hosts' watches are all checked while the first request still hangs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_host_does_not_delay_other_hosts() {
-    hanging_host(fetch_support::Misbehave::Hang, "timed out").await;
+    hanging_host(common::Misbehave::Hang, "timed out").await;
 }
 
 /// The same when robots.txt hangs too: the checks that wait for it are bounded as well.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_with_a_hanging_robots_txt_does_not_delay_other_hosts() {
-    hanging_host(fetch_support::Misbehave::HangAll, "robots.txt").await;
+    hanging_host(common::Misbehave::HangAll, "robots.txt").await;
 }
 
-async fn hanging_host(how: fetch_support::Misbehave, error: &str) {
-    let (hang, connections, hung_up) = fetch_support::raw_server_logged(how).await;
+async fn hanging_host(how: common::Misbehave, error: &str) {
+    let (hang, connections, hung_up) = common::raw_server_logged(how).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app_with(dir.path(), |c| {
-        fast(c);
         c.fetch.global_concurrency = 4;
         c.fetch.timeout = Duration::from_secs(3);
         c.fetch.retries = 0;
@@ -237,11 +230,11 @@ async fn hanging_host(how: fetch_support::Misbehave, error: &str) {
     let mut goods = Vec::new();
     let mut good_ids = Vec::new();
     for _ in 0..3 {
-        let good = Scripted::start().await;
+        let good = Site::empty().await;
         for p in 0..2 {
             let path = format!("/?p={p}");
             good.route(&path, vec![Canned::html(list(PAGE))]);
-            good_ids.push(watch(&app, &good.url(&path)));
+            good_ids.push(watch(&app, &good.url_of(&path)));
         }
         goods.push(good);
     }
@@ -257,7 +250,7 @@ async fn hanging_host(how: fetch_support::Misbehave, error: &str) {
     // seen by the hanging server, a moment after the timeout).
     let last = goods
         .iter()
-        .flat_map(Scripted::log)
+        .flat_map(Site::log)
         .map(|h| h.start)
         .max()
         .expect("hits");
@@ -303,7 +296,7 @@ async fn hanging_host(how: fetch_support::Misbehave, error: &str) {
 
 #[tokio::test]
 async fn conditional_get_stores_validators_and_uses_them() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     site.route(
         "/",
         vec![Canned::html(list(PAGE))
@@ -311,8 +304,8 @@ async fn conditional_get_stores_validators_and_uses_them() {
             .header("last-modified", "Wed, 21 Oct 2015 07:28:00 GMT")],
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, clock) = common::app_with(dir.path(), fast);
-    let id = watch(&app, &site.url("/"));
+    let (app, clock) = common::app(dir.path());
+    let id = watch(&app, &site.url_of("/"));
     let w = app.store.watch(&id).expect("read").expect("watch");
     app.check(&w, false).await.expect("check");
     let st = app.store.state(&id).expect("state").expect("present");
@@ -345,7 +338,7 @@ async fn many_watches_on_few_hosts_respect_the_per_host_delay() {
     let delay = Duration::from_millis(150);
     let mut sites = Vec::new();
     for _ in 0..HOSTS {
-        let s = Scripted::start().await;
+        let s = Site::empty().await;
         for p in 0..PER_HOST {
             s.route(
                 &format!("/?p={p}"),
@@ -362,7 +355,7 @@ async fn many_watches_on_few_hosts_respect_the_per_host_delay() {
     let mut ids = Vec::new();
     for s in &sites {
         for p in 0..PER_HOST {
-            ids.push(watch(&app, &s.url(&format!("/?p={p}"))));
+            ids.push(watch(&app, &s.url_of(&format!("/?p={p}"))));
         }
     }
     let runner = Runner::new(app.clone());
@@ -411,7 +404,7 @@ async fn many_watches_on_few_hosts_respect_the_per_host_delay() {
 
 #[tokio::test]
 async fn robots_meta_nofollow_is_recorded_for_deep_watches() {
-    let site = Scripted::start().await;
+    let site = Site::empty().await;
     let html = list(PAGE).replace(
         "<title>",
         "<meta name=\"robots\" content=\"noindex, nofollow\"><title>",
@@ -419,9 +412,9 @@ async fn robots_meta_nofollow_is_recorded_for_deep_watches() {
     site.route("/", vec![Canned::html(html)]);
     site.route("/open", vec![Canned::html(list(PAGE))]);
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _) = common::app_with(dir.path(), fast);
+    let (app, _) = common::app(dir.path());
     for (path, expect) in [("/", true), ("/open", false)] {
-        let id = watch(&app, &site.url(path));
+        let id = watch(&app, &site.url_of(path));
         let w = app.store.watch(&id).expect("read").expect("watch");
         let report = app.check(&w, false).await.expect("check");
         assert!(report.error.is_none(), "{:?}", report.error);

@@ -4,8 +4,8 @@ mod common;
 
 use common::Site;
 use sitefeed::app::NewWatch;
+use sitefeed::runner::Runner;
 use sitefeed::schedule::clock::Clock;
-use sitefeed::schedule::runner::Runner;
 
 #[tokio::test]
 async fn runner_checks_due_watches_and_reschedules_them() {
@@ -97,14 +97,13 @@ async fn failing_watches_back_off_and_do_not_block_others() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn checks_never_exceed_the_global_concurrency_cap() {
     let site = Site::start(&[("A", "/n/1")]).await;
-    site.state.lock().expect("site lock").delay = std::time::Duration::from_millis(100);
+    site.set_delay(std::time::Duration::from_millis(100));
     let dir = tempfile::tempdir().expect("tempdir");
     // One site is one host, whose gate allows one request at a time by default: let
     // this host take them all, so that only the global cap limits.
     let (app, clock) = common::app_with(dir.path(), |c| {
         c.fetch.global_concurrency = 2;
         c.fetch.per_host_concurrency = 6;
-        c.fetch.per_host_delay = std::time::Duration::ZERO;
     });
     for n in 0..6 {
         app.add_watch(&NewWatch {
@@ -116,10 +115,10 @@ async fn checks_never_exceed_the_global_concurrency_cap() {
     let runner = Runner::new(app.clone());
     assert_eq!(runner.dispatch(clock.now()).await, 6);
     runner.wait_idle().await;
-    let s = site.state.lock().expect("site lock");
-    assert_eq!(s.requests, 6);
+    assert_eq!(site.requests(), 6);
     assert_eq!(
-        s.max_in_flight, 2,
+        site.max_in_flight(),
+        2,
         "two at a time: no more, and the cap is used"
     );
 }

@@ -8,7 +8,7 @@ mod common;
 use common::Site;
 use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::{redirect, Client, StatusCode};
-use sitefeed::server::session::{FREE_FAILURES, MAX_LOCKOUT, SESSION_IDLE};
+use sitefeed::session::{FREE_FAILURES, MAX_LOCKOUT, SESSION_IDLE};
 
 fn client() -> Client {
     Client::builder()

@@ -399,9 +399,10 @@ impl Crawl {
     fn read(&mut self, page: &Page, selector: Option<&Selector>, is_root: bool) -> Option<Read> {
         let decoded =
             extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
-        let ex = extract::extract(&decoded.text, &page.url, selector).ok()?;
-        let (ctx, text) =
-            entries::structure::contexts_with_text(&decoded.text, &page.url, &ex.links);
+        let parsed =
+            extract::parse(&decoded.text, &page.url, selector, extract::Gather::Text).ok()?;
+        let (ex, ctx, blocks) = (parsed.page, parsed.structure.ctx, parsed.structure.blocks);
+        let text = parsed.text.unwrap_or_default();
         let key = if is_root {
             self.watch.url.as_str()
         } else {
@@ -430,7 +431,7 @@ impl Crawl {
             kept,
             kept_structure: entries::Structure {
                 ctx: kept_ctx,
-                blocks: text.blocks,
+                blocks,
                 facts: None,
             },
             cues,

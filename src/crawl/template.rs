@@ -225,9 +225,9 @@ mod tests {
 
     fn page(url: &str, html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
         let base = Url::parse(url).unwrap();
-        let links = crate::extract::extract(html, &base, None).unwrap().links;
-        let ctx = crate::entries::contexts(html, &base, &links);
-        (links, ctx)
+        let p =
+            crate::extract::parse(html, &base, None, crate::extract::Gather::Structure).unwrap();
+        (p.page.links, p.structure.ctx)
     }
 
     const MENU: &str =

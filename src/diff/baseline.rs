@@ -4,7 +4,7 @@
 // Myers' notation: a, b, n, m, d, k, x, y.
 #![allow(clippy::many_single_char_names)]
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 use std::ops::Range;
 
 use super::lcs;

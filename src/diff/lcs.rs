@@ -32,7 +32,7 @@
 // The paper's notation: a, b, i, j, k, m, n, t, d.
 #![allow(clippy::many_single_char_names)]
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::ops::ControlFlow;
 
 /// Marks "undefined" in the stored matrix and "absent" in lookups. Positions are 1-based,
@@ -60,11 +60,6 @@ impl Lcs {
     /// The matched pairs `(i_a, j_b)`, increasing in both components.
     pub fn pairs(&self) -> &[(usize, usize)] {
         &self.pairs
-    }
-
-    /// The matched pairs, by value.
-    pub fn into_pairs(self) -> Vec<(usize, usize)> {
-        self.pairs
     }
 
     /// The indices `0..b_len` of `b` that this alignment leaves unmatched ("inserted"), in
@@ -526,7 +521,7 @@ pub(crate) fn dense(of: &[u32], by: &[u32]) -> (Vec<u32>, Vec<u32>, usize) {
     if max <= DENSE_FACTOR * (of.len() + by.len()) + 64 {
         return (of.to_vec(), by.to_vec(), max);
     }
-    let mut index: HashMap<u32, u32> = HashMap::with_capacity(of.len() + by.len());
+    let mut index: HashMap<u32, u32> = crate::hash::map_with_capacity(of.len() + by.len());
     let mut number = |s: u32| {
         let next = index.len() as u32;
         *index.entry(s).or_insert(next)

@@ -35,7 +35,7 @@
 pub mod baseline;
 pub mod lcs;
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::model::Link;
 
@@ -67,6 +67,7 @@ impl Interner {
     }
 
     /// The ids of `strings`, in order.
+    #[cfg(test)]
     pub fn intern_all<'a>(&mut self, strings: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
         strings.into_iter().map(|s| self.intern(s)).collect()
     }
@@ -356,7 +357,7 @@ pub fn new_links(old: &[Link], new: &[Link], seen: &dyn Fn(&Link) -> bool) -> Ve
     let old_ids: Vec<u32> = old.iter().map(|l| interner.intern(&link_key(l))).collect();
     let new_ids: Vec<u32> = new.iter().map(|l| interner.intern(&link_key(l))).collect();
     let outcome = diff_keys(&old_ids, &new_ids, DEFAULT_MAX_ALIGNMENTS);
-    let mut urls: HashSet<&str> = HashSet::new();
+    let mut urls: HashSet<&str> = HashSet::default();
     outcome
         .inserted
         .into_iter()

@@ -18,8 +18,8 @@ fn utc(s: &str) -> i64 {
 /// The content of each entry of `html`, by main link text.
 fn contents(html: &str, tz: Tz) -> Vec<(String, Content)> {
     let page = Url::parse(PAGE).unwrap();
-    let links = crate::extract::extract(html, &page, None).unwrap().links;
-    let st = super::super::structure_with_facts(html, &page, &links);
+    let parsed = crate::extract::parse(html, &page, None, crate::extract::Gather::Content).unwrap();
+    let (links, st) = (parsed.page.links, parsed.structure);
     let entries = super::super::group(&links, &st.ctx);
     let facts = st.facts.as_ref().expect("facts collected");
     entries

@@ -33,7 +33,7 @@
 //! There is no page-wide "layout change" switch: a redesign emits its real new entries
 //! and drops its chrome, link by link.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -245,14 +245,14 @@ impl<'a> Lists<'a> {
         let entries = group(links, ctx);
         let ne = entries.main.len();
         let mut size = vec![0usize; ne];
-        let mut urls_in: Vec<HashSet<&str>> = vec![HashSet::new(); ne];
+        let mut urls_in: Vec<HashSet<&str>> = vec![HashSet::default(); ne];
         for (i, &e) in entries.entry_of.iter().enumerate() {
             size[e] += 1;
             urls_in[e].insert(links[i].url.as_str());
         }
         let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
-        let mut roles: HashMap<u64, RoleStat> = HashMap::new();
-        let mut role_urls: HashSet<(u64, &str)> = HashSet::new();
+        let mut roles: HashMap<u64, RoleStat> = HashMap::default();
+        let mut role_urls: HashSet<(u64, &str)> = HashSet::default();
         for (e, &m) in entries.main.iter().enumerate() {
             // Image-only links (banners, icons) neither make nor break a list.
             let Some(c) = ctx[m].as_ref().filter(|c| c.has_text) else {
@@ -286,7 +286,7 @@ impl<'a> Lists<'a> {
             })
             .map(|(&role, _)| role)
             .collect();
-        let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::new();
+        let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::default();
         for &m in &entries.main {
             if let Some(c) = ctx[m].as_ref() {
                 if !c.chrome && list_roles.contains(&c.role) {
@@ -294,7 +294,7 @@ impl<'a> Lists<'a> {
                 }
             }
         }
-        let mut kinds: HashMap<&str, (usize, usize)> = HashMap::new();
+        let mut kinds: HashMap<&str, (usize, usize)> = HashMap::default();
         for (i, &e) in entries.entry_of.iter().enumerate() {
             let m = entries.main[e];
             if size[e] < 2 || ctx[m].as_ref().is_some_and(|c| c.chrome) {
@@ -382,7 +382,7 @@ struct Titles<'a> {
 
 impl<'a> Titles<'a> {
     fn new(old: &'a [Link], links: &'a [Link], min_width: usize) -> Self {
-        let mut old_texts: HashMap<String, (usize, &str)> = HashMap::new();
+        let mut old_texts: HashMap<String, (usize, &str)> = HashMap::default();
         for l in old {
             let e = old_texts
                 .entry(title_key(&l.text))
@@ -390,7 +390,7 @@ impl<'a> Titles<'a> {
             e.0 += 1;
         }
         let keys: Vec<String> = links.iter().map(|l| title_key(&l.text)).collect();
-        let mut counts: HashMap<String, usize> = HashMap::new();
+        let mut counts: HashMap<String, usize> = HashMap::default();
         for k in &keys {
             *counts.entry(k.clone()).or_default() += 1;
         }
@@ -437,7 +437,7 @@ pub fn decide<E>(
     let titles = Titles::new(prior.old, links, params.distinct_title_width);
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
-    let mut old_text: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
     for l in prior.old {
         old_text
             .entry(l.url.as_str())
@@ -448,7 +448,7 @@ pub fn decide<E>(
     // The verdict of each place, and the entries of entry lists (for a backfill).
     let mut place = vec![Verdict::Seen; links.len()];
     let mut listed = Vec::new();
-    let mut seen_cache: HashMap<&str, bool> = HashMap::new();
+    let mut seen_cache: HashMap<&str, bool> = HashMap::default();
     for (i, l) in links.iter().enumerate() {
         let mut structural = lists.structural(links, ctx, i);
         if structural == Verdict::Item && pager.contains(l.text.as_str()) {
@@ -517,7 +517,7 @@ pub fn decide<E>(
 /// One verdict per URL, the best of its places; an item at its first item place (its
 /// other places are [`Verdict::Secondary`]). Returns the verdicts and the items.
 fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>) {
-    let mut best: HashMap<&str, (Verdict, usize)> = HashMap::new();
+    let mut best: HashMap<&str, (Verdict, usize)> = HashMap::default();
     for (i, &v) in place.iter().enumerate() {
         let b = best.entry(links[i].url.as_str()).or_insert((v, i));
         if v.rank() > b.0.rank() {

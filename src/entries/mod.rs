@@ -32,13 +32,12 @@ pub mod decide;
 pub mod hygiene;
 pub mod structure;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use crate::hash::{HashMap, HashSet};
 
 use crate::model::Link;
-pub use structure::{
-    anchor_context, contexts, contexts_with_text, structure, structure_with_facts, Blocks, Context,
-    PageText, Structure,
-};
+pub use structure::{anchor_context, Blocks, Context, PageText, Structure};
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -62,11 +61,11 @@ struct RoleStat<'a> {
 }
 
 /// Groups the links of a page into entries. `ctx[i]` is the context of `links[i]`
-/// ([`contexts`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
+/// ([`Structure::ctx`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
 pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     let n = links.len();
-    let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::new();
-    let mut ranges: HashMap<u32, (usize, usize)> = HashMap::new();
+    let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::default();
+    let mut ranges: HashMap<u32, (usize, usize)> = HashMap::default();
     for (i, c) in ctx.iter().enumerate().take(n) {
         let Some(c) = c else { continue };
         let r = roles.entry(c.role).or_default();
@@ -250,7 +249,7 @@ fn attach_labels(
     }
     // Number the entries in page order, leaving out emptied ones, and let every link left
     // over stand alone.
-    let mut renumber: HashMap<usize, usize> = HashMap::new();
+    let mut renumber: HashMap<usize, usize> = HashMap::default();
     let mut mains = Vec::new();
     let mut containers = Vec::new();
     let entry_of = entry_of
@@ -294,14 +293,14 @@ pub(crate) fn shape(url: &str) -> String {
 /// The texts that stand once on each page, on URLs of one shape ([`shape`]), the old URL
 /// gone from the new page.
 pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
-    let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::new();
+    let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::default();
     for l in old {
         let e = old_texts
             .entry(l.text.as_str())
             .or_insert((0, l.url.as_str()));
         e.0 += 1;
     }
-    let mut new_texts: HashMap<&str, usize> = HashMap::new();
+    let mut new_texts: HashMap<&str, usize> = HashMap::default();
     for l in new {
         *new_texts.entry(l.text.as_str()).or_default() += 1;
     }
@@ -317,7 +316,7 @@ pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str>
         .collect();
     // A pager moves as a block: one lone moved link (an "Add to calendar" whose target
     // carries a timestamp) is not taken for one.
-    let mut per_shape: HashMap<String, usize> = HashMap::new();
+    let mut per_shape: HashMap<String, usize> = HashMap::default();
     for l in &candidates {
         *per_shape.entry(shape(&l.url)).or_default() += 1;
     }

@@ -4,9 +4,7 @@ use url::Url;
 
 /// The links the decision makes items of, when the URLs `new` are the unseen ones.
 fn items_of(html: &str, new: &dyn Fn(&str) -> bool) -> Vec<String> {
-    let base = Url::parse("https://example.com/").unwrap();
-    let links = extract::extract(html, &base, None).unwrap().links;
-    let st = structure(html, &base, &links);
+    let (links, st) = parsed(html);
     let d = decide::decide(
         &decide::Prior::default(),
         &links,
@@ -19,11 +17,16 @@ fn items_of(html: &str, new: &dyn Fn(&str) -> bool) -> Vec<String> {
     d.items.into_iter().map(|i| links[i].text.clone()).collect()
 }
 
-fn page(html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
+/// The links of a page and their structure, from the one pass.
+fn parsed(html: &str) -> (Vec<Link>, Structure) {
     let base = Url::parse("https://example.com/").unwrap();
-    let links = extract::extract(html, &base, None).unwrap().links;
-    let c = contexts(html, &base, &links);
-    (links, c)
+    let p = extract::parse(html, &base, None, extract::Gather::Structure).unwrap();
+    (p.page.links, p.structure)
+}
+
+fn page(html: &str) -> (Vec<Link>, Vec<Option<Context>>) {
+    let (links, st) = parsed(html);
+    (links, st.ctx)
 }
 
 /// The main links' URL paths, per entry, and the URL paths of each entry's links.
@@ -224,11 +227,9 @@ proptest::proptest! {
     ) {
         let html: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
         let old_html: String = old_parts.iter().map(|&i| FRAGMENTS[i]).collect();
-        let base = Url::parse("https://example.com/").unwrap();
-        let (links, ctx) = page(&html);
+        let (links, st) = parsed(&html);
+        let ctx = st.ctx.clone();
         let (old, _) = page(&old_html);
-        let st = structure(&html, &base, &links);
-        proptest::prop_assert_eq!(&st.ctx, &ctx);
         proptest::prop_assert_eq!(ctx.len(), links.len());
         let e = group(&links, &ctx);
         proptest::prop_assert_eq!(e.entry_of.len(), links.len());

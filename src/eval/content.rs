@@ -14,7 +14,7 @@ use chrono_tz::Tz;
 use serde::Deserialize;
 use url::Url;
 
-use crate::entries::{self, content, decide};
+use crate::entries::{content, decide};
 use crate::error::Error;
 use crate::extract;
 
@@ -124,10 +124,9 @@ pub fn score(corpus: &Path, labels: &Path) -> Result<Vec<SiteScore>, Error> {
                 .ok_or_else(|| err(format!("{file}: no capture date in meta.json")))?;
             let body = std::fs::read(corpus.join(file)).map_err(|e| err(format!("{file}: {e}")))?;
             let decoded = extract::charset::decode_for_url(&body, None, &page);
-            let links = extract::extract(&decoded.text, &page, None)
-                .map_err(|e| err(format!("{file}: {e}")))?
-                .links;
-            let st = entries::structure_with_facts(&decoded.text, &page, &links);
+            let parsed = extract::parse(&decoded.text, &page, None, extract::Gather::Content)
+                .map_err(|e| err(format!("{file}: {e}")))?;
+            let (links, st) = (parsed.page.links, parsed.structure);
             let facts = st.facts.clone().unwrap_or_default();
             let d = decide::decide(
                 &decide::Prior::default(),

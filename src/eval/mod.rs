@@ -22,7 +22,6 @@
 pub mod content;
 pub mod corpus;
 pub mod synth;
-mod synth_kinds;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

@@ -2,8 +2,10 @@
 //! page's links, plus the charset decoding, URL normalization and fingerprints around it.
 //!
 //! * [`charset::decode`]: body bytes to text (header, BOM, `<meta>`, sniffing).
-//! * [`extract`]: one streaming pass over the text that yields the title, the links and
-//!   the robots `nofollow` flag.
+//! * [`parse`]: the one streaming pass over the text ([`page`]) that yields the title,
+//!   the links, the robots `nofollow` flag and the icon, and when asked the structure
+//!   around the links and the page's visible text ([`structure`]); [`extract`] is the
+//!   pass without the structure.
 //! * [`url::normalize`], [`url::parse_user_url`]: canonical URLs.
 //! * [`fingerprint::raw`], [`fingerprint::links`]: the two MD5 fingerprints of a check.
 //!
@@ -76,8 +78,12 @@
 
 pub mod charset;
 pub(crate) mod entities;
+pub mod facts;
 pub mod fingerprint;
 pub mod links;
+pub mod page;
+mod resolve;
+pub mod structure;
 pub mod url;
 
 #[cfg(test)]
@@ -89,6 +95,7 @@ use thiserror::Error;
 use crate::model::Link;
 
 pub use charset::{decode, CharsetSource, Decoded};
+pub use page::{parse, Gather, Parsed};
 
 /// What [`extract`] found on a page.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -179,7 +186,7 @@ pub fn extract(
     page_url: &Url,
     select: Option<&Selector>,
 ) -> Result<ExtractedPage, ExtractError> {
-    links::run(html, page_url, select)
+    page::parse(html, page_url, select, Gather::Links).map(|p| p.page)
 }
 
 #[cfg(test)]

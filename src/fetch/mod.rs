@@ -21,33 +21,43 @@
 //! `fetch.stall_timeout_secs`) and a cap on the decompressed bytes (gzip, deflate and
 //! brotli are decoded by reqwest as they arrive). Decoding the charset is the
 //! extractor's job (`extract::charset`), on the bytes returned here.
+//!
+//! Beside this file (the client and one attempt): [`FetchError`] and how transport errors
+//! become one (`error`), retries and `Retry-After` (`retry`), the body limits and HTML
+//! sniffing (`body`), requests made for a rendered page (`resource`).
+//!
+//! May use [`crate::config`] (its section), [`crate::model`] (a watch's render mode) and
+//! [`crate::cpu`] (the browser's parse of a rendered page); nothing above it.
 
+mod body;
 pub mod browser;
 pub mod dns;
+mod error;
 pub mod guard;
 pub mod host;
+mod resource;
+mod retry;
 pub mod robots;
 
+pub use body::{is_html_type, STALL_MIN_BYTES};
+pub use error::FetchError;
+pub use resource::Resource;
+
+#[cfg(test)]
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use reqwest::header::{self, HeaderMap};
+use reqwest::header;
 use reqwest::StatusCode;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio::time::Instant;
 use url::Url;
 
 use crate::config::FetchConfig;
-use host::{GateError, HostGates, HostKey, HostPermit};
+use body::looks_like_html;
+use error::deferral;
+use host::{HostGates, HostKey, HostPermit};
+use retry::retry_after;
 use robots::{RobotsCache, Rules};
-
-/// A body must deliver at least this many bytes per stall window.
-pub const STALL_MIN_BYTES: usize = 1024;
-/// First retry delay; doubled per attempt, then jittered by ±50%.
-const BACKOFF_BASE: Duration = Duration::from_millis(500);
-/// `Retry-After` assumed for a `429` that gives none.
-const DEFAULT_429_WAIT: Duration = Duration::from_secs(60);
 
 /// Conditional-GET validators remembered from the last response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,110 +83,6 @@ pub enum FetchOutcome {
     Page(Page),
 }
 
-/// Why a fetch failed, in words a user can act on.
-#[derive(Debug, thiserror::Error)]
-pub enum FetchError {
-    #[error("timed out after {0:?}")]
-    Timeout(Duration),
-    #[error("the server sent less than 1 KiB in {0:?} and was cut off (fetch.stall_timeout_secs)")]
-    Stalled(Duration),
-    #[error("could not connect: {0}")]
-    Connect(String),
-    /// The host's name does not resolve.
-    #[error("{0}")]
-    Dns(String),
-    #[error("connection refused: nothing listens at that address and port (is the site down, or the port wrong?)")]
-    ConnectionRefused,
-    #[error("the server answered {code}{}", after(.retry_after.as_ref()))]
-    Status {
-        code: StatusCode,
-        /// How long the server asked us to wait (`Retry-After`; 60 s for a bare 429).
-        retry_after: Option<Duration>,
-    },
-    #[error("the page is larger than the limit of {0} bytes (fetch.max_body_bytes)")]
-    TooLarge(u64),
-    #[error("not an HTML page (Content-Type: {0})")]
-    NotHtml(String),
-    #[error("the page is empty")]
-    Empty,
-    #[error("redirect refused: {0}")]
-    Redirect(String),
-    #[error("refused to fetch {0}: not a public address (set fetch.allow_private_addresses = true to allow)")]
-    Refused(IpAddr),
-    #[error("refused to fetch: {0}")]
-    RefusedHost(String),
-    #[error("`{0}:` URLs are not fetched, only http and https")]
-    Scheme(String),
-    #[error("robots.txt of {origin} disallows {path} for {agent} (fetch.respect_robots)")]
-    Robots {
-        origin: String,
-        path: String,
-        agent: String,
-    },
-    #[error("robots.txt of {origin} cannot be read ({reason}), which by RFC 9309 means wait")]
-    RobotsUnreachable { origin: String, reason: String },
-    /// Not tried: the host is busy or asked for a pause. Not a failure of the watch.
-    #[error("not fetched yet: {reason}; next try in {}s", .wait.as_secs().max(1))]
-    Deferred { reason: String, wait: Duration },
-    /// The headless browser could not render the page.
-    #[error("rendering in the browser failed: {0}")]
-    Render(String),
-    #[error("{0}")]
-    Other(String),
-}
-
-fn after(retry_after: Option<&Duration>) -> String {
-    retry_after.map_or_else(String::new, |d| format!(" (Retry-After: {}s)", d.as_secs()))
-}
-
-impl FetchError {
-    /// A short label for metrics.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Timeout(_) | Self::Stalled(_) => "timeout",
-            Self::Connect(_) | Self::ConnectionRefused => "connect",
-            Self::Dns(_) => "dns",
-            Self::Status { .. } => "status",
-            Self::TooLarge(_) => "too_large",
-            Self::NotHtml(_) => "not_html",
-            Self::Empty => "empty",
-            Self::Redirect(_) => "redirect",
-            Self::Refused(_) | Self::RefusedHost(_) | Self::Scheme(_) => "refused",
-            Self::Robots { .. } | Self::RobotsUnreachable { .. } => "robots",
-            Self::Deferred { .. } => "deferred",
-            Self::Render(_) => "render",
-            Self::Other(_) => "other",
-        }
-    }
-
-    /// How long the next check should wait at least, when the server (or politeness)
-    /// says so.
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            Self::Status { retry_after, .. } => *retry_after,
-            Self::Deferred { wait, .. } => Some(*wait),
-            Self::RobotsUnreachable { .. } => Some(robots::UNREACHABLE_TTL),
-            _ => None,
-        }
-    }
-
-    /// Whether the host as a whole seems down or overloaded (not just this page).
-    pub fn is_host_failure(&self) -> bool {
-        match self {
-            Self::Timeout(_) | Self::Stalled(_) | Self::Connect(_) | Self::ConnectionRefused => {
-                true
-            }
-            Self::Status { code, .. } => code.is_server_error(),
-            _ => false,
-        }
-    }
-
-    /// Whether nothing was fetched because of politeness (not the watch's fault).
-    pub fn is_deferral(&self) -> bool {
-        matches!(self, Self::Deferred { .. })
-    }
-}
-
 /// Fetches pages for checks. Cheap to clone; clones share the host gates, robots and DNS
 /// caches and the global request cap.
 #[derive(Debug, Clone)]
@@ -185,38 +91,6 @@ pub struct Fetcher {
     /// The headless browser for watches that render (it starts on the first render).
     browser: Option<Arc<browser::Browser>>,
 }
-
-/// A response to one request of a rendered page, handed to the browser as it is.
-#[derive(Debug)]
-pub struct Resource {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-/// Request headers of the browser not passed on: the connection's own, and those the
-/// fetcher sets itself (its User-Agent, the encodings it decodes).
-const DROPPED_REQUEST_HEADERS: &[&str] = &[
-    "host",
-    "connection",
-    "content-length",
-    "transfer-encoding",
-    "user-agent",
-    "accept-encoding",
-    "proxy-authorization",
-    "upgrade",
-    "te",
-    "keep-alive",
-];
-
-/// Response headers not handed to the browser: the body is given whole and decoded.
-const DROPPED_RESPONSE_HEADERS: &[&str] = &[
-    "content-encoding",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "keep-alive",
-];
 
 #[derive(Debug)]
 struct Inner {
@@ -298,38 +172,8 @@ impl Fetcher {
         &self.inner.cfg
     }
 
-    /// This fetcher with a headless browser for the watches that render.
-    #[must_use]
-    pub fn with_browser(mut self, cfg: &crate::config::BrowserConfig) -> Self {
-        let plain = Self {
-            browser: None,
-            inner: self.inner.clone(),
-        };
-        self.browser = Some(Arc::new(browser::Browser::new(cfg, plain)));
-        self
-    }
-
-    /// The headless browser, if this fetcher has one.
-    pub fn browser(&self) -> Option<&browser::Browser> {
-        self.browser.as_deref()
-    }
-
-    /// One request of a rendered page (a script, an XHR, a stylesheet): one hop (the
-    /// browser follows redirects, each hop intercepted again), through the address guard
-    /// and the guarded resolver, the host gate and the global cap, with this fetcher's
-    /// User-Agent and at most `cap` bytes of body. robots.txt is the page's matter: a
-    /// page that may be fetched may load what it needs.
-    pub async fn resource(
-        &self,
-        method: &str,
-        url: &Url,
-        headers: &[(String, String)],
-        body: Option<Vec<u8>>,
-        cap: u64,
-    ) -> Result<Resource, FetchError> {
-        self.admit(url)?;
-        let method = reqwest::Method::from_bytes(method.as_bytes())
-            .map_err(|_| FetchError::Other(format!("bad method `{method}`")))?;
+    /// Waits for `url`'s host's turn, then for a global request slot.
+    async fn permits(&self, url: &Url) -> Result<(HostKey, Permits), FetchError> {
         let key =
             HostKey::of(url).ok_or_else(|| FetchError::Other(format!("`{url}` has no host")))?;
         let host = self
@@ -345,34 +189,29 @@ impl Fetcher {
             .acquire_owned()
             .await
             .expect("invariant: the global semaphore is never closed");
-        let mut req = self.inner.client.request(method, url.clone());
-        for (name, value) in headers {
-            if DROPPED_REQUEST_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
-                continue;
-            }
-            req = req.header(name.as_str(), value.as_str());
-        }
-        if let Some(b) = body {
-            req = req.body(b);
-        }
-        let resp = req.send().await.map_err(|e| self.classify(&e))?;
-        let status = resp.status();
-        if let Some(wait) = retry_after(status, resp.headers()) {
-            self.inner.gates.back_off(&key, wait);
-        }
-        let headers = resp
-            .headers()
-            .iter()
-            .filter(|(n, _)| !DROPPED_RESPONSE_HEADERS.contains(&n.as_str()))
-            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-            .collect();
-        let body = self.read_body(resp, cap, false).await?;
-        drop((host, global));
-        Ok(Resource {
-            status: status.as_u16(),
-            headers,
-            body,
-        })
+        Ok((
+            key,
+            Permits {
+                _host: host,
+                _global: global,
+            },
+        ))
+    }
+
+    /// This fetcher with a headless browser for the watches that render.
+    #[must_use]
+    pub fn with_browser(mut self, cfg: &crate::config::BrowserConfig) -> Self {
+        let plain = Self {
+            browser: None,
+            inner: self.inner.clone(),
+        };
+        self.browser = Some(Arc::new(browser::Browser::new(cfg, plain)));
+        self
+    }
+
+    /// The headless browser, if this fetcher has one.
+    pub fn browser(&self) -> Option<&browser::Browser> {
+        self.browser.as_deref()
     }
 
     /// GETs `url`, conditionally on `validators`, retrying what is worth retrying.
@@ -404,24 +243,6 @@ impl Fetcher {
             tracing::debug!(%url, error = %err, attempt, ?wait, "retrying");
             tokio::time::sleep(wait).await;
         }
-    }
-
-    /// The pause before another attempt after `err`, if another is worth it.
-    fn retry_wait(&self, err: &FetchError, attempt: u32) -> Option<Duration> {
-        if attempt >= self.cfg().retries {
-            return None;
-        }
-        let retryable = match err {
-            FetchError::Timeout(_) | FetchError::Stalled(_) => true,
-            FetchError::Status { code, retry_after } => {
-                (code.is_server_error() || *code == StatusCode::TOO_MANY_REQUESTS)
-                    // A long Retry-After is the scheduler's to honour, not a worker's.
-                    && retry_after.map_or(true, |ra| ra <= self.cfg().timeout)
-            }
-            _ => false,
-        };
-        // The host gate holds the next request until any Retry-After has passed.
-        retryable.then(|| backoff(attempt))
     }
 
     async fn get_once(
@@ -494,21 +315,7 @@ impl Fetcher {
             if purpose.robots {
                 self.obey_robots(&current).await?;
             }
-            let key = HostKey::of(&current)
-                .ok_or_else(|| FetchError::Other(format!("`{current}` has no host")))?;
-            let host = self
-                .inner
-                .gates
-                .acquire(&key, self.cfg().timeout)
-                .await
-                .map_err(|e| deferral(&key, &e))?;
-            let global = self
-                .inner
-                .global
-                .clone()
-                .acquire_owned()
-                .await
-                .expect("invariant: the global semaphore is never closed");
+            let (key, permits) = self.permits(&current).await?;
             let mut req = self.inner.client.get(current.clone()).header(
                 header::ACCEPT,
                 "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
@@ -533,15 +340,9 @@ impl Fetcher {
                 .map(str::to_owned);
             let follow = matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308);
             let (true, Some(location)) = (follow, location) else {
-                return Ok((
-                    resp,
-                    Permits {
-                        _host: host,
-                        _global: global,
-                    },
-                ));
+                return Ok((resp, permits));
             };
-            drop((resp, host, global));
+            drop((resp, permits));
             let mut next = current.join(&location).map_err(|e| {
                 FetchError::Redirect(format!("bad Location `{location}` from {current}: {e}"))
             })?;
@@ -664,130 +465,6 @@ impl Fetcher {
             Err(e) => Ok(Rules::Unreachable(e.to_string())),
         }
     }
-
-    /// Reads a body: at most `cap` bytes after decompression (more is an error, or with
-    /// `truncate` is dropped), and at least [`STALL_MIN_BYTES`] per stall window.
-    async fn read_body(
-        &self,
-        mut resp: reqwest::Response,
-        cap: u64,
-        truncate: bool,
-    ) -> Result<Vec<u8>, FetchError> {
-        if !truncate && resp.content_length().is_some_and(|n| n > cap) {
-            return Err(FetchError::TooLarge(cap));
-        }
-        let stall = self.cfg().stall_timeout;
-        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-        let mut body = Vec::new();
-        let mut window = Instant::now() + stall;
-        let mut window_bytes = 0;
-        loop {
-            let chunk = tokio::time::timeout_at(window, resp.chunk())
-                .await
-                .map_err(|_| FetchError::Stalled(stall))?
-                .map_err(|e| self.classify(&e))?;
-            let Some(chunk) = chunk else { break };
-            if body.len() + chunk.len() > cap {
-                if truncate {
-                    body.extend_from_slice(&chunk[..cap - body.len()]);
-                    break;
-                }
-                return Err(FetchError::TooLarge(cap as u64));
-            }
-            body.extend_from_slice(&chunk);
-            window_bytes += chunk.len();
-            if window_bytes >= STALL_MIN_BYTES {
-                window = Instant::now() + stall;
-                window_bytes = 0;
-            }
-        }
-        Ok(body)
-    }
-
-    fn classify(&self, e: &reqwest::Error) -> FetchError {
-        let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-        while let Some(err) = cur {
-            if let Some(r) = err.downcast_ref::<guard::RefusedAddresses>() {
-                return FetchError::RefusedHost(r.to_string());
-            }
-            if let Some(r) = err.downcast_ref::<dns::NameNotResolved>() {
-                return FetchError::Dns(r.to_string());
-            }
-            if let Some(io) = err.downcast_ref::<std::io::Error>() {
-                if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                    return FetchError::ConnectionRefused;
-                }
-            }
-            cur = err.source();
-        }
-        if e.is_timeout() {
-            return FetchError::Timeout(if e.is_connect() {
-                self.cfg().connect_timeout
-            } else {
-                self.cfg().timeout
-            });
-        }
-        let cause = root_cause(e);
-        if e.is_connect() {
-            return FetchError::Connect(cause);
-        }
-        FetchError::Other(cause)
-    }
-}
-
-/// The deferral for a request the host gate did not let through.
-fn deferral(key: &HostKey, e: &GateError) -> FetchError {
-    let reason = match e {
-        GateError::Backoff {
-            why: host::Pause::RetryAfter,
-            ..
-        } => format!("{key} asked for a pause (Retry-After)"),
-        GateError::Backoff {
-            why: host::Pause::Failing(n),
-            ..
-        } => format!("{key} is paused after {n} failed request(s) in a row"),
-        GateError::Busy { waiters, .. } => {
-            format!("{waiters} other checks of {key} are waiting their turn")
-        }
-    };
-    FetchError::Deferred {
-        reason,
-        wait: e.wait(),
-    }
-}
-
-/// Exponential backoff with ±50% jitter for retry `attempt` (0-based).
-fn backoff(attempt: u32) -> Duration {
-    let base = BACKOFF_BASE * 2u32.saturating_pow(attempt.min(10));
-    base.mul_f64(0.5 + fastrand::f64())
-}
-
-/// The wait a `429` or `503` asks for: `Retry-After` in seconds or as an HTTP date
-/// (60 s for a 429 without one), capped at [`host::MAX_RETRY_AFTER`].
-fn retry_after(status: StatusCode, headers: &HeaderMap) -> Option<Duration> {
-    if status != StatusCode::TOO_MANY_REQUESTS && status != StatusCode::SERVICE_UNAVAILABLE {
-        return None;
-    }
-    let parsed = headers
-        .get(header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
-    parsed
-        .or((status == StatusCode::TOO_MANY_REQUESTS).then_some(DEFAULT_429_WAIT))
-        .map(|d| d.min(host::MAX_RETRY_AFTER))
-}
-
-/// Parses a `Retry-After` value: delta-seconds or an HTTP date (a past date is 0 s).
-fn parse_retry_after(v: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
-    let v = v.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
-    let secs = (when.with_timezone(&chrono::Utc) - now)
-        .num_seconds()
-        .max(0);
-    Some(Duration::from_secs(secs.unsigned_abs()))
 }
 
 #[cfg(test)]
@@ -799,92 +476,5 @@ fn literal_ip(url: &Url) -> Option<IpAddr> {
     }
 }
 
-/// The innermost message of an error chain, which is the one that says what happened.
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
-/// HTML and XHTML media types.
-pub fn is_html_type(content_type: &str) -> bool {
-    let mime = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    matches!(mime.as_str(), "text/html" | "application/xhtml+xml" | "")
-}
-
-/// Whether an untyped body starts like markup.
-fn looks_like_html(body: &[u8]) -> bool {
-    let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
-    body.iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|&b| b == b'<')
-}
-
 #[cfg(test)]
 mod guard_tests;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retry_after_values() {
-        let now = chrono::DateTime::parse_from_rfc2822("Wed, 21 Oct 2015 07:28:00 GMT")
-            .expect("date")
-            .with_timezone(&chrono::Utc);
-        assert_eq!(
-            parse_retry_after("120", now),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:30:00 GMT", now),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon", now), None);
-        let mut h = HeaderMap::new();
-        assert_eq!(
-            retry_after(StatusCode::TOO_MANY_REQUESTS, &h),
-            Some(DEFAULT_429_WAIT)
-        );
-        assert_eq!(retry_after(StatusCode::SERVICE_UNAVAILABLE, &h), None);
-        h.insert(header::RETRY_AFTER, "99999999".parse().expect("value"));
-        assert_eq!(
-            retry_after(StatusCode::SERVICE_UNAVAILABLE, &h),
-            Some(host::MAX_RETRY_AFTER)
-        );
-        assert_eq!(retry_after(StatusCode::OK, &h), None);
-    }
-
-    #[test]
-    fn backoff_grows_with_jitter() {
-        for attempt in 0..4 {
-            let base = BACKOFF_BASE * 2u32.pow(attempt);
-            for _ in 0..50 {
-                let d = backoff(attempt);
-                assert!(d >= base / 2 && d <= base * 3 / 2, "{attempt}: {d:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn html_types() {
-        assert!(is_html_type("text/html"));
-        assert!(is_html_type("text/html; charset=GBK"));
-        assert!(is_html_type("Application/XHTML+XML"));
-        assert!(!is_html_type("application/pdf"));
-        assert!(!is_html_type("text/plain; charset=utf-8"));
-        assert!(looks_like_html(b"\xef\xbb\xbf  <!doctype html>"));
-        assert!(!looks_like_html(b"%PDF-1.4"));
-    }
-}

@@ -101,7 +101,11 @@ fn thumbnail(url: &str) -> ExtensionMap {
     let t = Extension {
         name: "media:thumbnail".to_owned(),
         value: None,
-        attrs: BTreeMap::from([("url".to_owned(), url.to_owned())]),
+        // (atom_syndication writes extension attributes verbatim: escaped here)
+        attrs: BTreeMap::from([(
+            "url".to_owned(),
+            quick_xml::escape::escape(url).into_owned(),
+        )]),
         children: BTreeMap::new(),
     };
     BTreeMap::from([(

@@ -1,5 +1,5 @@
 //! When to check a watch next. Pure functions of the watch's schedule state, the
-//! outcome of a check and the time; the [`runner`] does the waiting.
+//! outcome of a check and the time; [`crate::runner`] does the waiting.
 //!
 //! Three strategies (`docs/design.md` §4), chosen per watch (default `schedule.strategy`):
 //! - `adaptive` (figure 3 of *Website Update Monitor Based on Web Crawler and Improved LCS
@@ -23,7 +23,6 @@ pub mod clock;
 pub mod fit;
 pub mod page;
 pub mod periodic;
-pub mod runner;
 
 use serde::{Deserialize, Serialize};
 

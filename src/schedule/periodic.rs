@@ -284,6 +284,7 @@ pub struct DailyModel {
 
 impl DailyModel {
     /// A model with one curve for every day, starting at `q`, without look-ahead (tests).
+    #[cfg(test)]
     pub fn uniform(curve: Curve, q: i64) -> Self {
         Self {
             q,

@@ -8,12 +8,16 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::base::PublicBase;
 use super::error::ApiError;
 use crate::app::{App, AppError, NewWatch};
-use crate::model::{Item, Watch, WatchId};
+use crate::dto::{
+    CheckJson, CheckLogJson, EditBody, FeedUrls, ItemJson, NewWatchBody, OpmlReport, Rejected,
+    RenderJson, ScheduleJson, WatchJson,
+};
+use crate::model::{rfc3339, Watch, WatchId};
 use crate::store::WatchState;
 
 pub fn router() -> Router<Arc<App>> {
@@ -23,88 +27,6 @@ pub fn router() -> Router<Arc<App>> {
         .route("/api/watches/{id}/check", post(check))
         .route("/api/watches/{id}/items", get(items))
         .route("/api/opml", post(import_opml))
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CreateBody {
-    url: String,
-    depth: Option<u8>,
-    title: Option<String>,
-    select: Option<String>,
-    keywords: Option<Vec<String>>,
-    strategy: Option<String>,
-    render: Option<String>,
-    backfill: Option<u32>,
-    tags: Option<Vec<String>>,
-}
-
-/// A watch as the API shows it.
-#[derive(Debug, Serialize)]
-pub struct WatchJson {
-    pub id: String,
-    pub url: String,
-    pub title: String,
-    pub user_title: Option<String>,
-    pub depth: u8,
-    pub select: Option<String>,
-    pub keywords: Vec<String>,
-    /// How the page is read: plain, browser or auto.
-    pub render: &'static str,
-    /// The last render of the page in the browser since the service started.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_render: Option<RenderJson>,
-    pub feed_url: String,
-    pub feeds: FeedUrls,
-    pub created: String,
-    pub status: &'static str,
-    pub error: Option<String>,
-    /// A remark on the last change of the page (a layout change that re-baselined it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    pub last_check: Option<String>,
-    pub next_check: Option<String>,
-    pub last_change: Option<String>,
-    pub item_count: u64,
-    pub link_count: u64,
-    pub checks: u64,
-    pub schedule: ScheduleJson,
-    /// Entries shown as items until the first new one (0: a "now watched" item).
-    pub backfill: u32,
-    /// The last checks, newest first.
-    pub recent_checks: Vec<CheckLogJson>,
-    /// A deep watch's site: pages known by kind, candidates waiting, pages fetched by
-    /// the last check.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub crawl: Option<crate::crawl::state::Summary>,
-    pub tags: Vec<String>,
-    /// Not checked by the scheduler.
-    pub paused: bool,
-    /// The watch's own interval bounds, seconds (`null`: the config's).
-    pub min_interval: Option<u64>,
-    pub max_interval: Option<u64>,
-    /// Whether its feed says so when it keeps failing.
-    pub error_item: bool,
-    pub webhook: Option<String>,
-    /// The time zone of the times shown for this watch (its own, else the server's).
-    pub timezone: String,
-    /// When the current run of failures began; failed checks in a row.
-    pub error_since: Option<String>,
-    pub consecutive_errors: u32,
-    /// The last webhook delivery, and why it failed (`null`: delivered).
-    pub webhook_at: Option<String>,
-    pub webhook_error: Option<String>,
-}
-
-/// The last render of a watch's page.
-#[derive(Debug, Serialize)]
-pub struct RenderJson {
-    pub ms: u64,
-    pub ok: bool,
-    /// Requests of the page answered, refused by the guard, blocked unsent.
-    pub requests: u64,
-    pub refused: u64,
-    pub blocked: u64,
 }
 
 /// The last render of `w`'s page, if the browser rendered it.
@@ -117,24 +39,6 @@ pub fn last_render(app: &App, w: &Watch) -> Option<RenderJson> {
         refused: r.refused,
         blocked: r.blocked,
     })
-}
-
-/// How a watch is scheduled (`docs/design.md` §4).
-#[derive(Debug, Serialize)]
-pub struct ScheduleJson {
-    /// The watch's strategy: its own, else the config's default.
-    pub strategy: &'static str,
-    /// The strategy that schedules it now (`periodic` falls back to `adaptive`).
-    pub in_force: &'static str,
-    /// Why, in words.
-    pub reason: String,
-    /// Days of daily history (decayed: about four weeks count).
-    pub history_days: f64,
-    /// Effective link count v of the page, once known.
-    pub effective_links: Option<u32>,
-    /// Checks that found the whole previous list gone (items probably lost).
-    pub probable_losses: u64,
-    pub last_probable_loss: Option<String>,
 }
 
 fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
@@ -153,8 +57,8 @@ fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
         };
     }
     ScheduleJson {
-        strategy: strategy.as_str(),
-        in_force: why.strategy.as_str(),
+        strategy: strategy.as_str().to_owned(),
+        in_force: why.strategy.as_str().to_owned(),
         reason: why.reason,
         history_days: (learned.history.days() * 10.0).round() / 10.0,
         effective_links: learned.page.effective_links(),
@@ -162,44 +66,6 @@ fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
         last_probable_loss: learned.page.last_probable_loss.map(rfc3339),
     }
 }
-
-/// One entry of `recent_checks`.
-#[derive(Debug, Serialize)]
-pub struct CheckLogJson {
-    pub at: String,
-    pub duration_ms: u64,
-    pub new_items: u32,
-    pub changed: bool,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct FeedUrls {
-    pub rss: String,
-    pub atom: String,
-    pub json: String,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ItemJson {
-    pub id: String,
-    pub title: String,
-    pub link: String,
-    pub first_seen: String,
-}
-
-impl From<&Item> for ItemJson {
-    fn from(i: &Item) -> Self {
-        Self {
-            id: i.id.clone(),
-            title: i.title.clone(),
-            link: i.link.clone(),
-            first_seen: rfc3339(i.first_seen),
-        }
-    }
-}
-
-pub use crate::model::rfc3339;
 
 pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> WatchJson {
     WatchJson {
@@ -210,7 +76,7 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         depth: w.depth,
         select: w.select.clone(),
         keywords: w.keywords.clone(),
-        render: w.render.as_str(),
+        render: w.render.as_str().to_owned(),
         last_render: last_render(app, w),
         feed_url: app.feed_url_at(base, &w.id, "xml"),
         feeds: FeedUrls {
@@ -223,7 +89,8 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
             None | Some(crate::model::Status::New) => "new",
             Some(crate::model::Status::Ok) => "ok",
             Some(crate::model::Status::Error) => "error",
-        },
+        }
+        .to_owned(),
         error: s.and_then(|s| s.error.clone()),
         note: s.and_then(|s| s.note.clone()),
         last_check: s.and_then(|s| s.last_check).map(rfc3339),
@@ -271,38 +138,9 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
 async fn create(
     State(app): State<Arc<App>>,
     Extension(base): Extension<PublicBase>,
-    b: Result<Json<CreateBody>, JsonRejection>,
+    b: Result<Json<NewWatchBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let b = body(b)?;
-    let strategy = match b.strategy.as_deref() {
-        None => None,
-        Some(name) => Some(crate::config::Strategy::parse(name).ok_or_else(|| {
-            ApiError::BadRequest(format!(
-                "strategy `{name}` is not one of {}",
-                crate::config::Strategy::NAMES
-            ))
-        })?),
-    };
-    let render = match b.render.as_deref() {
-        None => None,
-        Some(name) => Some(crate::model::Render::parse(name).ok_or_else(|| {
-            ApiError::BadRequest(format!(
-                "render `{name}` is not one of {}",
-                crate::model::Render::NAMES
-            ))
-        })?),
-    };
-    let req = NewWatch {
-        strategy,
-        render,
-        url: b.url,
-        depth: b.depth,
-        title: b.title,
-        select: b.select,
-        keywords: b.keywords.unwrap_or_default(),
-        backfill: b.backfill,
-        tags: b.tags.unwrap_or_default(),
-    };
+    let req = NewWatch::try_from(body(b)?)?;
     // The insert is flushed to disk: on the CPU pool, off the async workers.
     let pool_app = app.clone();
     let (w, added) = crate::cpu::run(move || pool_app.add_watch(&req)).await?;
@@ -368,16 +206,6 @@ async fn remove(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Serialize)]
-struct CheckJson {
-    new_items: usize,
-    changed: bool,
-    baseline: bool,
-    error: Option<String>,
-    items: Vec<ItemJson>,
-    next_check: String,
-}
-
 #[derive(Debug, Default, Deserialize)]
 struct CheckQuery {
     /// `true`: fetch and analyse, store nothing.
@@ -406,52 +234,8 @@ async fn check(
     }))
 }
 
-/// A field that may be absent (leave it), `null` (clear it) or a value.
-#[allow(
-    clippy::option_option,
-    reason = "absent: leave it; null: clear it; a value: set it"
-)]
-fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
-}
-
-/// The body of `PATCH /api/watches/<id>`: only the fields given change; `null` clears.
-#[allow(
-    clippy::option_option,
-    reason = "absent: leave it; null: clear it; a value: set it"
-)]
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EditBody {
-    #[serde(default, deserialize_with = "nullable")]
-    title: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    select: Option<Option<String>>,
-    depth: Option<u8>,
-    keywords: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    strategy: Option<Option<String>>,
-    tags: Option<Vec<String>>,
-    paused: Option<bool>,
-    /// Shorthand: both bounds at once (a check every `interval`).
-    interval: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    min_interval: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    max_interval: Option<Option<String>>,
-    error_item: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
-    webhook: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    timezone: Option<Option<String>>,
-}
-
 /// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
-pub fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
+fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
     crate::config::parse_duration(v)
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
@@ -461,56 +245,46 @@ pub fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
         })
 }
 
-#[allow(
-    clippy::option_option,
-    reason = "absent: leave it; null: clear it; a value: set it"
-)]
-impl EditBody {
-    fn into_edit(self) -> Result<crate::app::WatchEdit, AppError> {
-        let dur = |field: &str, v: Option<Option<String>>| {
-            v.map(|o| o.map(|s| duration(field, &s)).transpose())
-                .transpose()
-        };
-        let mut min_interval = dur("min_interval", self.min_interval)?;
-        let mut max_interval = dur("max_interval", self.max_interval)?;
-        if let Some(i) = self.interval {
-            let d = duration("interval", &i)?;
-            min_interval = Some(Some(d));
-            max_interval = Some(Some(d));
-        }
-        let strategy = match self.strategy {
-            None => None,
-            Some(None) => Some(None),
-            Some(Some(name)) => Some(Some(crate::config::Strategy::parse(&name).ok_or_else(
-                || {
-                    AppError::BadInput(format!(
-                        "strategy `{name}` is not one of {}",
-                        crate::config::Strategy::NAMES
-                    ))
-                },
-            )?)),
-        };
-        Ok(crate::app::WatchEdit {
-            title: self.title,
-            select: self.select,
-            depth: self.depth,
-            keywords: self.keywords,
-            strategy,
-            tags: self.tags,
-            paused: self.paused,
-            min_interval,
-            max_interval,
-            error_item: self.error_item,
-            webhook: self.webhook,
-            timezone: self.timezone,
-        })
+/// The [`WatchEdit`](crate::app::WatchEdit) a PATCH body asks for (also `sitefeed edit`
+/// and the web page's edit form).
+pub fn watch_edit(b: EditBody) -> Result<crate::app::WatchEdit, AppError> {
+    let dur = |field: &str, v: Option<Option<String>>| {
+        v.map(|o| o.map(|s| duration(field, &s)).transpose())
+            .transpose()
+    };
+    let mut min_interval = dur("min_interval", b.min_interval)?;
+    let mut max_interval = dur("max_interval", b.max_interval)?;
+    if let Some(i) = b.interval {
+        let d = duration("interval", &i)?;
+        min_interval = Some(Some(d));
+        max_interval = Some(Some(d));
     }
-}
-
-/// A [`WatchEdit`](crate::app::WatchEdit) from a PATCH body (also `sitefeed edit`).
-pub fn edit_from_json(v: serde_json::Value) -> Result<crate::app::WatchEdit, AppError> {
-    let b: EditBody = serde_json::from_value(v).map_err(|e| AppError::BadInput(e.to_string()))?;
-    b.into_edit()
+    let strategy = match b.strategy {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(name)) => Some(Some(crate::config::Strategy::parse(&name).ok_or_else(
+            || {
+                AppError::BadInput(format!(
+                    "strategy `{name}` is not one of {}",
+                    crate::config::Strategy::NAMES
+                ))
+            },
+        )?)),
+    };
+    Ok(crate::app::WatchEdit {
+        title: b.title,
+        select: b.select,
+        depth: b.depth,
+        keywords: b.keywords,
+        strategy,
+        tags: b.tags,
+        paused: b.paused,
+        min_interval,
+        max_interval,
+        error_item: b.error_item,
+        webhook: b.webhook,
+        timezone: b.timezone,
+    })
 }
 
 async fn edit(
@@ -520,7 +294,7 @@ async fn edit(
     b: Result<Json<EditBody>, JsonRejection>,
 ) -> Result<Json<WatchJson>, ApiError> {
     let w = find(&app, &id)?;
-    let e = body(b)?.into_edit()?;
+    let e = watch_edit(body(b)?)?;
     let edited = app.edit(&w.id, &e).await?;
     let s = app.store.state(&w.id)?;
     Ok(Json(watch_json(&app, &base.0, &edited.watch, s.as_ref())))
@@ -533,19 +307,6 @@ async fn items(
     let w = find(&app, &id)?;
     let items = app.store.items(&w.id, app.config.feed.max_items)?;
     Ok(Json(items.iter().map(ItemJson::from).collect()))
-}
-
-#[derive(Debug, Serialize)]
-pub struct OpmlReport {
-    pub added: usize,
-    pub existing: usize,
-    pub rejected: Vec<Rejected>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Rejected {
-    pub url: String,
-    pub error: String,
 }
 
 /// Imports OPML in two passes, so nothing is added half-way: the document is parsed

@@ -30,8 +30,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 
 use super::error::ApiError;
-use super::session::{self, SESSION_MAX_AGE};
 use crate::app::App;
+use crate::session::{self, SESSION_MAX_AGE};
 
 /// Cookie holding the session id (admin token set only).
 pub const SESSION_COOKIE: &str = "sitefeed_session";

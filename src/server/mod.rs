@@ -1,4 +1,7 @@
 //! The HTTP server: one `router()` per concern, merged in [`router`]; graceful serve.
+//! Calls the service ([`crate::app::App`]) and speaks the API's shapes ([`crate::dto`]);
+//! may read the store's types and use render, metrics and the session secrets. Nothing
+//! below it (app, store, check, fetch) may use it.
 
 pub mod api;
 mod auth;
@@ -8,7 +11,6 @@ mod feeds;
 pub mod list;
 mod pages;
 mod preview;
-pub mod session;
 
 use std::sync::Arc;
 

@@ -9,7 +9,7 @@ use url::Url;
 use crate::analysis::{self, Analysis, PageInput, Params, Verdict};
 use crate::app::App;
 use crate::fetch::{FetchOutcome, Validators};
-use crate::model::{Link, Watch};
+use crate::model::{Item, Link, Watch};
 use crate::store::{StoreError, WatchState};
 
 /// One extracted link and what the next check would make of it.
@@ -18,6 +18,9 @@ pub struct PreviewLink {
     pub link: Link,
     /// What the analysis makes of it ([`Verdict::Item`]: the next check emits it).
     pub verdict: Verdict,
+    /// The item the next check would emit for it, with what its entry says (summary,
+    /// date, picture, author), as the feed will carry it.
+    pub item: Option<Item>,
 }
 
 impl PreviewLink {
@@ -95,6 +98,11 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         Ok(Analysis::Unchanged { .. }) => Err("the page could not be analysed".into()),
         Ok(Analysis::Changed(c)) => {
             let c = *c;
+            let mut items: std::collections::HashMap<String, Item> = c
+                .new_items
+                .into_iter()
+                .map(|i| (i.link.clone(), i))
+                .collect();
             Ok(Preview {
                 title: c.title,
                 url,
@@ -103,7 +111,16 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
                     .links
                     .into_iter()
                     .zip(c.verdicts)
-                    .map(|(link, verdict)| PreviewLink { link, verdict })
+                    .map(|(link, verdict)| {
+                        let item = (verdict == Verdict::Item)
+                            .then(|| items.remove(&link.url))
+                            .flatten();
+                        PreviewLink {
+                            link,
+                            verdict,
+                            item,
+                        }
+                    })
                     .collect(),
             })
         }

@@ -117,7 +117,7 @@ impl Store {
         retitled: &[Item],
     ) -> Result<(), StoreError> {
         let db = self.db()?;
-        // The edit keeps the item (and its place) and dates it `updated`.
+        // An edit keeps the item (and its place) and dates it `updated`.
         let titles: HashMap<&str, (&str, i64)> = retitled
             .iter()
             .map(|i| (i.id.as_str(), (i.title.as_str(), i.first_seen)))

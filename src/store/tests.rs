@@ -555,7 +555,10 @@ fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
             let at = (round as usize * 31) % model.len();
             let mut it = model[at].clone();
             it.title = format!("edited in round {round}");
+            // A retitled item carries the check's time; the stored one is dated by it.
+            it.first_seen = 1000 + i64::try_from(round).expect("small");
             model[at].title.clone_from(&it.title);
+            model[at].updated = Some(it.first_seen);
             retitled.push(it);
         }
         let mut st = prev.clone();

@@ -1,146 +1,25 @@
-//! Shared test fixtures: an evolving local web site on 127.0.0.1:0 and sitefeed apps on
-//! temporary stores. Nothing here touches the internet.
-#![allow(dead_code, reason = "each test binary uses a different part")]
+//! The one test harness of the integration tests, on 127.0.0.1 only (nothing here
+//! touches the internet): the scripted test site ([`site`]), raw servers that misbehave
+//! ([`raw`]), and sitefeed apps on temporary stores with a manual clock and no per-host
+//! delay (the politeness tests set the delay they test).
+#![allow(
+    dead_code,
+    unused_imports,
+    reason = "each test binary uses a different part"
+)]
 
-use std::fmt::Write;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+mod raw;
+mod site;
 
-use axum::extract::State;
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
+use std::sync::Arc;
 
+use sitefeed::app::NewWatch;
+use sitefeed::model::WatchId;
 use sitefeed::schedule::clock::ManualClock;
 use sitefeed::{App, Config};
 
-/// What the test site answers on `/`.
-#[derive(Debug, Clone)]
-pub enum Reply {
-    /// A list page with these (title, path) entries, top first.
-    List(Vec<(String, String)>),
-    /// Any body with this content type.
-    Raw { content_type: String, body: Vec<u8> },
-}
-
-#[derive(Debug)]
-pub struct SiteState {
-    pub reply: Reply,
-    pub requests: u64,
-    /// Each answer waits this long (to observe concurrency).
-    pub delay: std::time::Duration,
-    pub in_flight: u64,
-    pub max_in_flight: u64,
-}
-
-/// A local site whose front page changes when the test says so.
-#[derive(Debug, Clone)]
-pub struct Site {
-    pub addr: SocketAddr,
-    pub state: Arc<Mutex<SiteState>>,
-}
-
-impl Site {
-    pub async fn start(entries: &[(&str, &str)]) -> Self {
-        let state = Arc::new(Mutex::new(SiteState {
-            reply: Reply::List(own(entries)),
-            requests: 0,
-            delay: std::time::Duration::ZERO,
-            in_flight: 0,
-            max_in_flight: 0,
-        }));
-        let app = Router::new()
-            .route("/", get(front))
-            .with_state(state.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        tokio::spawn(async move { axum::serve(listener, app).await.expect("site serve") });
-        Self { addr, state }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-
-    pub fn set(&self, entries: &[(&str, &str)]) {
-        self.state.lock().expect("site lock").reply = Reply::List(own(entries));
-    }
-
-    pub fn set_raw(&self, content_type: &str, body: impl Into<Vec<u8>>) {
-        self.state.lock().expect("site lock").reply = Reply::Raw {
-            content_type: content_type.to_owned(),
-            body: body.into(),
-        };
-    }
-
-    pub fn requests(&self) -> u64 {
-        self.state.lock().expect("site lock").requests
-    }
-}
-
-fn own(entries: &[(&str, &str)]) -> Vec<(String, String)> {
-    entries
-        .iter()
-        .map(|(t, p)| ((*t).to_owned(), (*p).to_owned()))
-        .collect()
-}
-
-async fn front(State(state): State<Arc<Mutex<SiteState>>>) -> Response {
-    let (reply, n, delay) = {
-        let mut s = state.lock().expect("site lock");
-        s.requests += 1;
-        s.in_flight += 1;
-        s.max_in_flight = s.max_in_flight.max(s.in_flight);
-        (s.reply.clone(), s.requests, s.delay)
-    };
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    state.lock().expect("site lock").in_flight -= 1;
-    match reply {
-        Reply::Raw { content_type, body } => {
-            (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], body).into_response()
-        }
-        Reply::List(entries) => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8".to_owned())],
-            list_page(&entries, n),
-        )
-            .into_response(),
-    }
-}
-
-/// A notice-board page: a menu, the entries (each with a "Read more" link), a footer,
-/// and a visit counter that changes on every request.
-pub fn list_page(entries: &[(String, String)], visits: u64) -> String {
-    let mut s = String::from(
-        "<!doctype html><html><head><meta charset=utf-8><title>Notice board</title><link rel=\"icon\" href=\"/favicon.png\">\
-         <script>var x = '<a href=\"/script-link\">not a link</a>';</script></head><body>\
-         <nav><a href=\"/\">Home</a> <a href=\"/about\">About</a></nav><ul id=\"list\">",
-    );
-    for (title, path) in entries {
-        let _ = write!(
-            s,
-            "<li><a href=\"{path}\">{}</a> <a href=\"{path}#more\">Read more</a></li>",
-            escape(title)
-        );
-    }
-    let _ = write!(
-        s,
-        "</ul><footer><a href=\"/contact\">Contact</a> Visits: {visits}</footer></body></html>"
-    );
-    s
-}
-
-/// HTML-escapes text the way a site would (control characters are left as they are).
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
+pub use raw::{raw_server, raw_server_logged, Misbehave};
+pub use site::{escape, list, list_page, Canned, Hit, Site};
 
 /// A config for tests: private addresses allowed, no delay between two requests to one
 /// host (the politeness tests set the delay they test), a temporary data directory.
@@ -254,4 +133,15 @@ pub async fn add_watch(client: &reqwest::Client, base: &str, url: &str) -> Strin
         .await
         .expect("json");
     w["id"].as_str().expect("id").to_owned()
+}
+
+/// Adds a watch on `url`; returns its id.
+pub fn watch(app: &App, url: &str) -> WatchId {
+    app.add_watch(&NewWatch {
+        url: url.to_owned(),
+        ..Default::default()
+    })
+    .expect("add watch")
+    .0
+    .id
 }

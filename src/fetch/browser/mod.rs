@@ -38,10 +38,23 @@
 //! render, and a render it was serving is tried once more on the new one. A launched
 //! browser is also replaced after `browser.max_renders` renders or when its processes
 //! hold more than `browser.memory_mb`.
+//!
+//! Beside this file (the browser, its instances and one render): the DevTools connection
+//! (`cdp`), launching (`launch`), the scripts run in the page (`script`), answering the
+//! page's requests (`intercept`), counters and health (`health`), reading a page as its
+//! watch says (`reading`), application shells (`shell`). May use the rest of
+//! [`crate::fetch`], [`crate::config`], [`crate::model`] and [`crate::cpu`].
 
 pub mod cdp;
+mod health;
+mod intercept;
 pub mod launch;
+mod reading;
+mod script;
 pub mod shell;
+
+pub use health::{Health, LastRender, Stats};
+pub use reading::Reading;
 
 #[cfg(test)]
 mod tests;
@@ -51,16 +64,16 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use url::Url;
 
-use super::host::HostKey;
-use super::{FetchError, FetchOutcome, Fetcher, Page, Validators};
+use super::{FetchError, Fetcher, Page, Validators};
 use crate::config::BrowserConfig;
+use intercept::{answer, intercept_all, Answer, PageCounts, PageState};
+use script::{quiet_expression, DEAD_PROXY, PRELUDE, SNAPSHOT, SOON_MS, TIMER_GRACE_MS};
 
 /// How long a launched browser may take to listen.
 const START_WAIT: Duration = Duration::from_secs(20);
@@ -68,157 +81,6 @@ const START_WAIT: Duration = Duration::from_secs(20);
 const MAX_WAITING_PER_TAB: usize = 2;
 /// Pages whose last render is remembered for the web page.
 const MAX_REMEMBERED: usize = 10_000;
-
-/// Runs in every document before its own scripts: notes when the DOM last changed, and
-/// removes the ways out that request interception would not see.
-const PRELUDE: &str = r"(() => {
-  const t = { last: performance.now() };
-  // Timers due soon (a list built after a short delay): the page has not settled while
-  // one is pending, for its first TIMER_GRACE_MS (a page that polls forever settles then).
-  const pending = new Set();
-  const set = window.setTimeout, clear = window.clearTimeout;
-  try {
-    window.setTimeout = function (fn, ms, ...args) {
-      if (typeof fn !== 'function' || Number(ms || 0) > SOON_MS) return set.call(this, fn, ms, ...args);
-      let id;
-      id = set.call(this, function (...a) { pending.delete(id); return fn.apply(this, a); }, ms, ...args);
-      pending.add(id);
-      return id;
-    };
-    window.clearTimeout = function (id) { pending.delete(id); return clear.call(this, id); };
-    // Requests in flight, counted as the script makes them (the browser tells sitefeed
-    // a moment later).
-    const busy = { n: 0 };
-    // Counted down a task later, after the callbacks that use the answer (and their DOM
-    // changes) have run.
-    const done = () => { set.call(window, () => { busy.n -= 1; }, 0); };
-    if (window.Response) {
-      for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
-        const read = Response.prototype[name];
-        if (!read) continue;
-        Response.prototype[name] = function (...args) {
-          busy.n += 1;
-          const p = read.apply(this, args);
-          p.then(done, done);
-          return p;
-        };
-      }
-    }
-    const fetch = window.fetch;
-    if (fetch) {
-      window.fetch = function (...args) {
-        busy.n += 1;
-        try {
-          const p = fetch.apply(this, args);
-          p.then(done, done);
-          return p;
-        } catch (e) { done(); throw e; }
-      };
-    }
-    const send = XMLHttpRequest.prototype.send;
-    XMLHttpRequest.prototype.send = function (...args) {
-      busy.n += 1;
-      this.addEventListener('loadend', done, { once: true });
-      return send.apply(this, args);
-    };
-    Object.defineProperty(window, '__sitefeedQuiet', {
-      value: () => ((pending.size || busy.n > 0) && performance.now() < TIMER_GRACE_MS)
-        ? 0 : performance.now() - t.last,
-    });
-    new MutationObserver(() => { t.last = performance.now(); })
-      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  } catch (e) {}
-  for (const name of ['WebSocket', 'WebTransport', 'RTCPeerConnection', 'webkitRTCPeerConnection']) {
-    try { Object.defineProperty(window, name, { value: undefined }); } catch (e) {}
-  }
-  try { Object.defineProperty(Navigator.prototype, 'serviceWorker', { get: () => undefined }); } catch (e) {}
-})();";
-
-/// A timer due within this many milliseconds holds the page's settling...
-const SOON_MS: u32 = 3000;
-/// ...during its first this many milliseconds.
-const TIMER_GRACE_MS: u32 = 10_000;
-
-/// The proxy of every render's browser context: nothing listens there, so a request
-/// that request interception does not see (a popup window, a WebSocket) connects nowhere;
-/// `<-loopback>` makes loopback addresses go through it too. Intercepted requests are
-/// answered before any proxy is involved.
-const DEAD_PROXY: &str = "http://127.0.0.1:1";
-
-/// Milliseconds since the DOM last changed.
-const QUIET_MS: &str = "typeof __sitefeedQuiet === 'function' ? __sitefeedQuiet() : 1e9";
-
-/// The expression that tells how long the page has been quiet (0: not settled), with the
-/// region `wait_for` required to hold a link during the page's first
-/// [`TIMER_GRACE_MS`] (an invalid selector waits for nothing).
-fn quiet_expression(wait_for: Option<&str>) -> String {
-    let Some(sel) = wait_for else {
-        return QUIET_MS.to_owned();
-    };
-    let sel = Value::String(sel.to_owned()).to_string();
-    format!(
-        "(() => {{ const q = ({QUIET_MS}); if (performance.now() >= {TIMER_GRACE_MS}) return q; \
-         try {{ const links = 'a[href], area[href]'; \
-         return Array.from(document.querySelectorAll({sel})).some(e => e.matches(links) || e.querySelector(links)) ? q : 0; \
-         }} catch (e) {{ return q; }} }})()"
-    )
-}
-
-/// The page as it stands.
-const SNAPSHOT: &str =
-    "[location.href, document.documentElement ? document.documentElement.outerHTML : '']";
-
-/// Counters of the browser, for `/metrics` and the web page.
-#[derive(Debug, Default)]
-pub struct Stats {
-    pub renders: AtomicU64,
-    pub failures: AtomicU64,
-    /// Browsers started (the first one included).
-    pub starts: AtomicU64,
-    /// Browsers found dead (crashed or killed) and replaced.
-    pub deaths: AtomicU64,
-    /// Requests of pages answered (fetched or served from the page's own fetch).
-    pub requests: AtomicU64,
-    /// Requests refused: a private address, a scheme, the host gate or robots.txt.
-    pub refused: AtomicU64,
-    /// Requests blocked without a request: blocked types, the per-page limits.
-    pub blocked: AtomicU64,
-    /// Time spent rendering, successful renders only.
-    pub render_ms: AtomicU64,
-    /// Resident memory of the launched browser's processes at the last measurement.
-    pub memory_bytes: AtomicU64,
-    last_error: Mutex<Option<String>>,
-    by_url: Mutex<HashMap<String, LastRender>>,
-}
-
-/// The last render of one page.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LastRender {
-    pub ms: u64,
-    pub ok: bool,
-    pub requests: u64,
-    pub refused: u64,
-    pub blocked: u64,
-}
-
-/// The browser as the web page shows it.
-#[derive(Debug, Clone)]
-pub struct Health {
-    /// `idle` (not started yet), `running` or `down`.
-    pub state: &'static str,
-    /// `launched: <path>` or the `ws_url`.
-    pub endpoint: String,
-    pub tabs: usize,
-    pub tabs_busy: usize,
-    pub renders: u64,
-    pub failures: u64,
-    pub restarts: u64,
-    pub refused: u64,
-    pub blocked: u64,
-    pub mean_render_ms: Option<u64>,
-    pub memory_bytes: Option<u64>,
-    pub last_error: Option<String>,
-}
 
 /// One running browser and how much it has done.
 #[derive(Debug)]
@@ -720,297 +582,6 @@ impl Browser {
             validators: Validators::default(),
         })
     }
-}
-
-impl Fetcher {
-    /// Gets `url` the way `how` says: plain, in the browser, or in the browser when the
-    /// plain page is an application shell. A rendered page carries no validators (a
-    /// shell that did not change says nothing about its data).
-    pub async fn get_as(
-        &self,
-        url: &Url,
-        validators: &Validators,
-        how: Reading<'_>,
-    ) -> Result<FetchOutcome, FetchError> {
-        use crate::model::Render;
-        let browser = || {
-            self.browser
-                .as_deref()
-                .ok_or_else(|| FetchError::Render("no browser is configured".into()))
-        };
-        match how.render {
-            Render::Plain => self.get(url, validators).await,
-            Render::Browser => Ok(FetchOutcome::Page(
-                browser()?.render(url, None, how.wait_for).await?,
-            )),
-            Render::Auto => {
-                let FetchOutcome::Page(page) = self.get(url, validators).await? else {
-                    return Ok(FetchOutcome::NotModified);
-                };
-                // Parsing runs on the CPU pool, off the async workers.
-                let (page, shape) = crate::cpu::run(move || {
-                    let s = shell::shape(&page.body);
-                    (page, s)
-                })
-                .await;
-                if !shape.is_app_shell() {
-                    return Ok(FetchOutcome::Page(page));
-                }
-                tracing::debug!(%url, ?shape, "an application shell: rendering it");
-                Ok(FetchOutcome::Page(
-                    browser()?.render(url, Some(page), how.wait_for).await?,
-                ))
-            }
-        }
-    }
-}
-
-/// How a page is read: the watch's mode, and the region it watches (a rendered page
-/// has settled only when the region holds a link, or after its first 10 s).
-#[derive(Debug, Clone, Copy)]
-pub struct Reading<'a> {
-    pub render: crate::model::Render,
-    pub wait_for: Option<&'a str>,
-}
-
-impl<'a> From<&'a crate::model::Watch> for Reading<'a> {
-    fn from(w: &'a crate::model::Watch) -> Self {
-        Self {
-            render: w.render,
-            wait_for: w.select.as_deref(),
-        }
-    }
-}
-
-impl From<crate::model::Render> for Reading<'static> {
-    fn from(render: crate::model::Render) -> Self {
-        Self {
-            render,
-            wait_for: None,
-        }
-    }
-}
-
-/// Counts of one render.
-#[derive(Debug, Default)]
-struct PageCounts {
-    requests: AtomicU64,
-    refused: AtomicU64,
-    blocked: AtomicU64,
-}
-
-/// What the answers to one page's requests share.
-#[derive(Debug)]
-struct PageState {
-    fetcher: Fetcher,
-    main_frame: String,
-    block: Vec<String>,
-    max_requests: usize,
-    max_total: u64,
-    max_body: u64,
-    /// Documents already fetched, by URL: the prefetched page, redirect targets.
-    documents: Mutex<HashMap<String, Page>>,
-    seen: AtomicUsize,
-    bytes: AtomicU64,
-    /// One request of this page per host waits at the host gate at a time.
-    hosts: Mutex<HashMap<HostKey, Arc<tokio::sync::Mutex<()>>>>,
-    main_error: Mutex<Option<FetchError>>,
-    deferred: Mutex<Option<FetchError>>,
-    stats: Arc<Stats>,
-    counts: Arc<PageCounts>,
-}
-
-impl PageState {
-    fn blocked(&self) {
-        self.stats.blocked.fetch_add(1, Ordering::Relaxed);
-        self.counts.blocked.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn refused(&self, url: &Url, e: &FetchError) {
-        tracing::info!(%url, error = %e, "a request of a rendered page was refused");
-        self.stats.refused.fetch_add(1, Ordering::Relaxed);
-        self.counts.refused.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn answered(&self, bytes: usize) {
-        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
-        self.stats.requests.fetch_add(1, Ordering::Relaxed);
-        self.counts.requests.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn host_lock(&self, url: &Url) -> Option<Arc<tokio::sync::Mutex<()>>> {
-        let key = HostKey::of(url)?;
-        Some(lock(&self.hosts).entry(key).or_default().clone())
-    }
-}
-
-/// The command that answers one paused request.
-#[derive(Debug)]
-struct Answer {
-    session: String,
-    method: &'static str,
-    params: Value,
-}
-
-/// A response for the browser: status, headers, body.
-type Reply = (u16, Vec<(String, String)>, Vec<u8>);
-
-/// Answers one paused request: refused, blocked, or fulfilled by the fetcher.
-async fn answer(page: Arc<PageState>, session: String, p: Value) -> Answer {
-    let id = p.get("requestId").cloned().unwrap_or(Value::Null);
-    let fail = |reason: &str| Answer {
-        session: session.clone(),
-        method: "Fetch.failRequest",
-        params: json!({"requestId": id, "errorReason": reason}),
-    };
-    let kind = p
-        .get("resourceType")
-        .and_then(Value::as_str)
-        .unwrap_or("Other")
-        .to_ascii_lowercase();
-    if page.block.contains(&kind) || page.seen.fetch_add(1, Ordering::Relaxed) >= page.max_requests
-    {
-        page.blocked();
-        return fail("BlockedByClient");
-    }
-    let req = p.get("request").cloned().unwrap_or(Value::Null);
-    let Some(url) = req
-        .get("url")
-        .and_then(Value::as_str)
-        .and_then(|u| Url::parse(u).ok())
-    else {
-        return fail("Failed");
-    };
-    let main = kind == "document"
-        && p.get("frameId").and_then(Value::as_str) == Some(page.main_frame.as_str());
-    let reply = if kind == "document" {
-        document(&page, &url).await
-    } else {
-        let used = page.bytes.load(Ordering::Relaxed);
-        let cap = page.max_body.min(page.max_total.saturating_sub(used));
-        if cap == 0 {
-            page.blocked();
-            return fail("BlockedByClient");
-        }
-        resource(&page, &url, &req, cap).await
-    };
-    match reply {
-        Ok((code, headers, body)) => {
-            page.answered(body.len());
-            Answer {
-                session: session.clone(),
-                method: "Fetch.fulfillRequest",
-                params: json!({
-                    "requestId": id,
-                    "responseCode": code,
-                    "responseHeaders": headers
-                        .into_iter()
-                        .map(|(name, value)| json!({"name": name, "value": value}))
-                        .collect::<Vec<_>>(),
-                    "body": base64::engine::general_purpose::STANDARD.encode(&body),
-                }),
-            }
-        }
-        Err(e) => {
-            let reason = match &e {
-                FetchError::Refused(_)
-                | FetchError::RefusedHost(_)
-                | FetchError::Scheme(_)
-                | FetchError::Robots { .. }
-                | FetchError::RobotsUnreachable { .. } => {
-                    page.refused(&url, &e);
-                    "AccessDenied"
-                }
-                FetchError::Timeout(_) | FetchError::Stalled(_) => "TimedOut",
-                FetchError::Connect(_) => "ConnectionFailed",
-                FetchError::TooLarge(_) => "BlockedByClient",
-                _ => "Failed",
-            };
-            if e.is_deferral() {
-                lock(&page.deferred).get_or_insert(e);
-            } else if main {
-                lock(&page.main_error).get_or_insert(e);
-            }
-            fail(reason)
-        }
-    }
-}
-
-/// A document (the page, a frame): fetched like a plain check's page (robots.txt,
-/// redirects followed by the fetcher, HTML only), or served from what the page already
-/// fetched. A redirect is handed to the browser as one, to the final URL.
-async fn document(page: &PageState, url: &Url) -> Result<Reply, FetchError> {
-    let known = lock(&page.documents).remove(url.as_str());
-    let doc = match known {
-        Some(p) => p,
-        None => match page.fetcher.get(url, &Validators::default()).await? {
-            FetchOutcome::Page(p) => p,
-            FetchOutcome::NotModified => {
-                return Err(FetchError::Other(
-                    "the server answered 304 to an unconditional request".into(),
-                ))
-            }
-        },
-    };
-    if doc.url != *url {
-        let location = doc.url.to_string();
-        lock(&page.documents).insert(location.clone(), doc);
-        return Ok((302, vec![("Location".into(), location)], Vec::new()));
-    }
-    let ct = doc
-        .content_type
-        .clone()
-        .unwrap_or_else(|| "text/html".into());
-    Ok((200, vec![("Content-Type".into(), ct)], doc.body))
-}
-
-/// Any other request of the page: one hop through the fetcher, at most `cap` bytes.
-async fn resource(page: &PageState, url: &Url, req: &Value, cap: u64) -> Result<Reply, FetchError> {
-    let method = req.get("method").and_then(Value::as_str).unwrap_or("GET");
-    let headers: Vec<(String, String)> = req
-        .get("headers")
-        .and_then(Value::as_object)
-        .map(|h| {
-            h.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let body = post_body(req);
-    let host = page.host_lock(url);
-    let _turn = match &host {
-        Some(h) => Some(h.lock().await),
-        None => None,
-    };
-    let r = page
-        .fetcher
-        .resource(method, url, &headers, body, cap)
-        .await?;
-    Ok((r.status, r.headers, r.body))
-}
-
-/// The body of a request the browser paused: its `postDataEntries` (base64, the
-/// protocol's current form), else its `postData`.
-fn post_body(req: &Value) -> Option<Vec<u8>> {
-    if let Some(entries) = req.get("postDataEntries").and_then(Value::as_array) {
-        let mut body = Vec::new();
-        for e in entries {
-            let b64 = e.get("bytes").and_then(Value::as_str).unwrap_or_default();
-            body.extend(
-                base64::engine::general_purpose::STANDARD
-                    .decode(b64)
-                    .unwrap_or_default(),
-            );
-        }
-        return Some(body);
-    }
-    req.get("postData")
-        .and_then(Value::as_str)
-        .map(|s| s.as_bytes().to_vec())
-}
-
-fn intercept_all() -> Value {
-    json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
 }
 
 /// A string field of a protocol answer.

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::csrf::{Checked, CsrfField, CsrfOnly};
 use super::{feed_links, find, number, plain, status_of, when, Ctx};
 use crate::app::{App, AppError};
+use crate::dto::EditBody;
 use crate::model::Watch;
 use crate::server::base::PublicBase;
 use crate::server::error::ApiError;
@@ -155,7 +156,7 @@ pub(super) async fn watch_page(
             table #items {
                 tr { th { "First seen" } th { "Item" } }
                 @for i in &items {
-                    tr { td { (when(i.first_seen, tz)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } } }
+                    tr { td { (when(i.first_seen, tz)) } td dir="auto" { a href=(i.link) { bdi { (i.title) } } (item_content(i, tz)) } }
                 }
             }
         }
@@ -182,6 +183,23 @@ pub(super) async fn watch_page(
     Ok(ctx.page(StatusCode::OK, &app.display_title(&w, s.as_ref()), &body))
 }
 
+/// What the feed carries of an item besides its title: the date its entry states, its
+/// author, its summary and its picture (loaded without a referrer).
+fn item_content(i: &crate::model::Item, tz: chrono_tz::Tz) -> maud::Markup {
+    html! {
+        @if i.published.is_some() || i.author.is_some() {
+            div.muted.item-meta {
+                @if let Some(t) = i.published { "dated " time.published { (when(t, tz)) } }
+                @if let Some(a) = &i.author { " by " bdi.author { (a) } }
+            }
+        }
+        @if let Some(img) = &i.image {
+            img.item-image src=(img) alt="" loading="lazy" referrerpolicy="no-referrer" width="96";
+        }
+        @if let Some(sm) = &i.summary { p.item-summary dir="auto" { bdi { (sm) } } }
+    }
+}
+
 pub(super) async fn preview_page(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
@@ -191,6 +209,7 @@ pub(super) async fn preview_page(
     let w = find(&app, &id)?;
     let s = app.store.state(&w.id)?;
     let result = preview::run(&app, &w).await?;
+    let tz = app.tz_for(&w);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
@@ -212,7 +231,10 @@ pub(super) async fn preview_page(
                         tr class=[l.is_item().then_some("new")] {
                             td { (n + 1) }
                             td { @if l.is_item() { mark { "new" } } @else { span.muted.why { (l.verdict.reason()) } } }
-                            td dir="auto" { bdi { (l.link.text) } }
+                            td dir="auto" {
+                                bdi { (l.link.text) }
+                                @if let Some(i) = &l.item { (item_content(i, tz)) }
+                            }
                             td { a href=(l.link.url) { bdi { (l.link.url) } } }
                         }
                     }
@@ -258,34 +280,39 @@ impl CsrfField for EditForm {
 }
 
 impl EditForm {
-    fn to_json(&self) -> Result<serde_json::Value, String> {
-        let text = |v: &Option<String>| match v.as_deref().map(str::trim) {
-            None | Some("") => serde_json::Value::Null,
-            Some(t) => serde_json::json!(t),
+    /// The same edit as a PATCH body: an empty text field clears its setting.
+    fn to_body(&self) -> Result<EditBody, String> {
+        let text = |v: &Option<String>| {
+            Some(
+                v.as_deref()
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned),
+            )
         };
         let list = |v: &Option<String>| {
-            v.as_deref()
-                .unwrap_or("")
-                .split(',')
-                .map(|k| k.trim().to_owned())
-                .filter(|k| !k.is_empty())
-                .collect::<Vec<_>>()
+            Some(
+                v.as_deref()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|k| k.trim().to_owned())
+                    .filter(|k| !k.is_empty())
+                    .collect(),
+            )
         };
-        let mut m = serde_json::json!({
-            "title": text(&self.title),
-            "select": text(&self.select),
-            "tags": list(&self.tags),
-            "keywords": list(&self.keywords),
-            "min_interval": text(&self.min_interval),
-            "max_interval": text(&self.max_interval),
-            "error_item": self.error_item.is_some(),
-            "webhook": text(&self.webhook),
-            "timezone": text(&self.timezone),
-        });
-        if let Some(d) = number::<u8>("depth", self.depth.as_deref())? {
-            m["depth"] = serde_json::json!(d);
-        }
-        Ok(m)
+        Ok(EditBody {
+            title: text(&self.title),
+            select: text(&self.select),
+            tags: list(&self.tags),
+            keywords: list(&self.keywords),
+            min_interval: text(&self.min_interval),
+            max_interval: text(&self.max_interval),
+            error_item: Some(self.error_item.is_some()),
+            webhook: text(&self.webhook),
+            timezone: text(&self.timezone),
+            depth: number::<u8>("depth", self.depth.as_deref())?,
+            ..EditBody::default()
+        })
     }
 }
 
@@ -298,9 +325,9 @@ pub(super) async fn edit(
     let ctx = Ctx::new(&app, &headers);
     let w = find(&app, &id)?;
     let result = f
-        .to_json()
+        .to_body()
         .map_err(AppError::BadInput)
-        .and_then(crate::server::api::edit_from_json);
+        .and_then(crate::server::api::watch_edit);
     let result = match result {
         Ok(e) => app.edit(&w.id, &e).await,
         Err(e) => Err(e),

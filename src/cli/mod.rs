@@ -1,4 +1,11 @@
-//! The command line (clap) and what each command does.
+//! The command line (clap) and what each command does: on the store through the
+//! service ([`crate::app::App`]), or, when `sitefeed serve` holds the store, through the
+//! running server ([`remote`], over the typed client [`crate::remote::Client`]); both
+//! print the same ([`print`]). The offline commands call [`crate::offline`] and
+//! [`crate::eval`].
+
+mod print;
+mod remote;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,8 +14,8 @@ use clap::{Parser, Subcommand};
 
 use crate::app::{App, NewWatch};
 use crate::config::Config;
+use crate::dto::{EditBody, ItemJson, NewWatchBody};
 use crate::error::Error;
-use crate::server::api::rfc3339;
 
 #[derive(Debug, Parser)]
 #[command(name = "sitefeed", version, about = "Turn any web page into a feed.")]
@@ -36,36 +43,7 @@ pub enum Command {
     /// Run the HTTP server and the scheduler until SIGINT/SIGTERM.
     Serve,
     /// Add a watch; prints its id and feed URL.
-    Add {
-        /// The page to watch (https:// is assumed when the scheme is missing).
-        url: String,
-        /// 1 (the page only, the default) to 3 (the pages it links to, and theirs).
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
-        depth: Option<u8>,
-        /// Feed title (default: the page's own).
-        #[arg(long)]
-        title: Option<String>,
-        /// CSS selector narrowing the page to a region.
-        #[arg(long, value_name = "CSS")]
-        select: Option<String>,
-        /// Comma-separated topic keywords.
-        #[arg(long)]
-        keywords: Option<String>,
-        /// When to check: adaptive, periodic (daily model) or fixed; default from config.
-        #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
-        strategy: Option<String>,
-        /// How to read the page: plain (default), browser (render its scripts in
-        /// headless Chromium) or auto (the browser only for an empty application shell).
-        #[arg(long, value_parser = ["plain", "browser", "auto"])]
-        render: Option<String>,
-        /// After the first check, show the page's first N entries as items (instead of
-        /// one "now watched" item) until the first new one.
-        #[arg(long, value_name = "N")]
-        backfill: Option<u32>,
-        /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml.
-        #[arg(long)]
-        tags: Option<String>,
-    },
+    Add(AddArgs),
     /// List watches.
     List,
     /// Remove a watch and its items.
@@ -175,6 +153,56 @@ pub enum Command {
     },
 }
 
+/// The arguments of `sitefeed add`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AddArgs {
+    /// The page to watch (https:// is assumed when the scheme is missing).
+    pub url: String,
+    /// 1 (the page only, the default) to 3 (the pages it links to, and theirs).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub depth: Option<u8>,
+    /// Feed title (default: the page's own).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// CSS selector narrowing the page to a region.
+    #[arg(long, value_name = "CSS")]
+    pub select: Option<String>,
+    /// Comma-separated topic keywords.
+    #[arg(long)]
+    pub keywords: Option<String>,
+    /// When to check: adaptive, periodic (daily model) or fixed; default from config.
+    #[arg(long, value_parser = ["adaptive", "periodic", "fixed"])]
+    pub strategy: Option<String>,
+    /// How to read the page: plain (default), browser (render its scripts in
+    /// headless Chromium) or auto (the browser only for an empty application shell).
+    #[arg(long, value_parser = ["plain", "browser", "auto"])]
+    pub render: Option<String>,
+    /// After the first check, show the page's first N entries as items (instead of
+    /// one "now watched" item) until the first new one.
+    #[arg(long, value_name = "N")]
+    pub backfill: Option<u32>,
+    /// Comma-separated tags: OPML folders and /feed/tag/TAG.xml.
+    #[arg(long)]
+    pub tags: Option<String>,
+}
+
+impl AddArgs {
+    /// The body of `POST /api/watches` for these arguments.
+    pub fn to_body(self) -> NewWatchBody {
+        NewWatchBody {
+            url: self.url,
+            depth: self.depth,
+            title: self.title,
+            select: self.select,
+            keywords: Some(self.keywords.as_deref().map(split_list).unwrap_or_default()),
+            strategy: self.strategy,
+            render: self.render,
+            backfill: self.backfill,
+            tags: self.tags.as_deref().map(split_list),
+        }
+    }
+}
+
 /// The options of `sitefeed edit`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct EditArgs {
@@ -224,57 +252,37 @@ pub struct EditArgs {
 }
 
 impl EditArgs {
-    /// The body of `PATCH /api/watches/<id>` for these options ("" becomes `null`).
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::{json, Map, Value};
-        let mut m = Map::new();
-        let text = |v: &str| {
-            if v.trim().is_empty() {
-                Value::Null
-            } else {
-                json!(v)
-            }
+    /// The body of `PATCH /api/watches/<id>` for these options ("" clears a setting).
+    pub fn to_body(&self) -> EditBody {
+        let text = |v: &Option<String>| {
+            v.as_ref()
+                .map(|v| (!v.trim().is_empty()).then(|| v.clone()))
         };
-        let list = |v: &str| {
-            json!(v
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect::<Vec<_>>())
-        };
-        for (k, v) in [
-            ("title", &self.title),
-            ("select", &self.select),
-            ("strategy", &self.strategy),
-            ("min_interval", &self.min_interval),
-            ("max_interval", &self.max_interval),
-            ("webhook", &self.webhook),
-            ("timezone", &self.timezone),
-        ] {
-            if let Some(v) = v {
-                m.insert(k.into(), text(v));
-            }
+        EditBody {
+            title: text(&self.title),
+            select: text(&self.select),
+            depth: self.depth,
+            keywords: self.keywords.as_deref().map(split_list),
+            strategy: text(&self.strategy),
+            tags: self.tags.as_deref().map(split_list),
+            paused: (self.pause || self.resume).then_some(self.pause),
+            interval: self.interval.clone(),
+            min_interval: text(&self.min_interval),
+            max_interval: text(&self.max_interval),
+            error_item: self.error_item.as_ref().map(|v| v == "on"),
+            webhook: text(&self.webhook),
+            timezone: text(&self.timezone),
         }
-        if let Some(v) = &self.interval {
-            m.insert("interval".into(), json!(v));
-        }
-        if let Some(v) = &self.keywords {
-            m.insert("keywords".into(), list(v));
-        }
-        if let Some(v) = &self.tags {
-            m.insert("tags".into(), list(v));
-        }
-        if let Some(d) = self.depth {
-            m.insert("depth".into(), json!(d));
-        }
-        if self.pause || self.resume {
-            m.insert("paused".into(), json!(self.pause));
-        }
-        if let Some(v) = &self.error_item {
-            m.insert("error_item".into(), json!(v == "on"));
-        }
-        Value::Object(m)
     }
+}
+
+/// The items of a comma-separated list, trimmed, without empty ones.
+fn split_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Asks before a removal unless `yes`; without a terminal to ask on, `--yes` is needed.
@@ -296,43 +304,6 @@ pub fn confirm_removal(url: &str, yes: bool) -> Result<(), Error> {
     } else {
         Err(Error::Usage("not removed".into()))
     }
-}
-
-/// Prints what an edit left: the watch's settings, and a re-baseline when there was one.
-pub fn print_edited(
-    out: &mut dyn Write,
-    w: &serde_json::Value,
-    rebaselined: bool,
-) -> Result<(), Error> {
-    let s = |k: &str| w[k].as_str().unwrap_or("").to_owned();
-    writeln!(
-        out,
-        "edited {}\ttitle: {}\tselect: {}\tdepth: {}\ttags: {}\t{}",
-        s("id"),
-        s("title"),
-        w["select"].as_str().unwrap_or("-"),
-        w["depth"],
-        w["tags"]
-            .as_array()
-            .map(|t| t
-                .iter()
-                .filter_map(|x| x.as_str())
-                .collect::<Vec<_>>()
-                .join(","))
-            .unwrap_or_default(),
-        if w["paused"] == true {
-            "paused"
-        } else {
-            "active"
-        }
-    )?;
-    if rebaselined {
-        writeln!(
-            out,
-            "re-baselined: the next check records the page again; nothing already on it becomes an item"
-        )?;
-    }
-    Ok(())
 }
 
 /// Runs a parsed command line.
@@ -408,13 +379,11 @@ pub fn run(cli: Cli) -> Result<(), Error> {
     }
     let config = Config::load(cli.config.as_deref())?;
     if let Command::Serve = cli.command {
-        return crate::app::serve_blocking(config);
+        return crate::daemon::serve_blocking(config);
     }
     // Only `add` and `import-opml` create a store; the others say where they looked.
-    if !matches!(
-        cli.command,
-        Command::Add { .. } | Command::ImportOpml { .. }
-    ) && config.storage.backend == crate::config::Backend::Sled
+    if !matches!(cli.command, Command::Add(_) | Command::ImportOpml { .. })
+        && config.storage.backend == crate::config::Backend::Sled
         && !config.storage.path.exists()
     {
         let path = std::path::absolute(&config.storage.path)
@@ -428,8 +397,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             path.display()
         );
         // A service on this config's address has its own store: ask it.
-        if crate::remote::answers(&config).block() {
-            return crate::remote::run(&config, cli.command, out).block();
+        let server = crate::remote::Client::new(&config);
+        if server.is_ok_and(|s| s.answers().block()) {
+            return remote::run(&config, cli.command, out).block();
         }
         if let Command::List = cli.command {
             eprintln!("{msg}");
@@ -441,81 +411,25 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Ok(app) => app,
         // `serve` holds the store: ask it instead.
         Err(crate::app::AppError::Store(crate::store::StoreError::Locked { .. })) => {
-            return crate::remote::run(&config, cli.command, out).block();
+            return remote::run(&config, cli.command, out).block();
         }
         Err(e) => return Err(e.into()),
     };
     match cli.command {
-        Command::Add {
-            url,
-            depth,
-            title,
-            select,
-            keywords,
-            strategy,
-            render,
-            backfill,
-            tags,
-        } => {
-            let req = NewWatch {
-                tags: tags
-                    .map(|t| t.split(',').map(str::to_owned).collect())
-                    .unwrap_or_default(),
-                strategy: strategy.as_deref().and_then(crate::config::Strategy::parse),
-                render: render.as_deref().and_then(crate::model::Render::parse),
-                url,
-                depth,
-                title,
-                select,
-                keywords: keywords
-                    .map(|k| {
-                        k.split(',')
-                            .map(|s| s.trim().to_owned())
-                            .filter(|s| !s.is_empty())
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                backfill,
-            };
-            let (w, added) = app.add_watch(&req)?;
+        Command::Add(args) => {
+            let (w, added) = app.add_watch(&NewWatch::try_from(args.to_body())?)?;
             let feed = app.feed_url(&w.id, "xml");
-            writeln!(
-                out,
-                "{}\t{}\t{}",
-                w.id,
-                feed,
-                if added { "added" } else { "exists" }
-            )?;
+            print::added(out, &w.id.to_string(), &feed, added)?;
             paste_hint(&app.config, &feed);
         }
         Command::List => {
-            writeln!(out, "ID\tURL\tLAST CHECK\tSTATUS\tITEMS\tTAGS")?;
+            let base = app.base_url();
+            let mut watches = Vec::new();
             for w in app.store.watches()? {
                 let s = app.store.state(&w.id)?;
-                let mut status = match &s {
-                    Some(s) => match &s.error {
-                        Some(e) => format!("error: {e}"),
-                        None if s.last_check.is_some() => "ok".into(),
-                        None => "new".into(),
-                    },
-                    None => "new".into(),
-                };
-                if w.options.paused {
-                    status = format!("paused, {status}");
-                }
-                writeln!(
-                    out,
-                    "{}\t{}\t{}\t{}\t{}\t{}",
-                    w.id,
-                    w.url,
-                    s.as_ref()
-                        .and_then(|s| s.last_check)
-                        .map_or_else(|| "never".into(), rfc3339),
-                    status,
-                    s.as_ref().map_or(0, |s| s.item_count),
-                    w.options.tags.join(",")
-                )?;
+                watches.push(crate::server::api::watch_json(&app, &base, &w, s.as_ref()));
             }
+            print::list(out, &watches)?;
         }
         Command::Remove { id, yes } => {
             let w = app.find(&id)?;
@@ -525,17 +439,12 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         }
         Command::Edit { target, args } => {
             let w = app.find(&target)?;
-            let edit = crate::server::api::edit_from_json(args.to_json())?;
+            let edit = crate::server::api::watch_edit(args.to_body())?;
             let edited = app.edit(&w.id, &edit).block()?;
             let s = app.store.state(&w.id)?;
-            let json = serde_json::to_value(crate::server::api::watch_json(
-                &app,
-                &app.base_url(),
-                &edited.watch,
-                s.as_ref(),
-            ))
-            .map_err(|e| Error::Failed(e.to_string()))?;
-            print_edited(out, &json, edited.rebaselined)?;
+            let json =
+                crate::server::api::watch_json(&app, &app.base_url(), &edited.watch, s.as_ref());
+            print::edited(out, &json, edited.rebaselined)?;
         }
         Command::Check { target, dry_run } => {
             let w = app.find(&target)?;
@@ -543,31 +452,13 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             if let Some(e) = &r.error {
                 return Err(Error::Failed(format!("check of {} failed: {e}", w.url)));
             }
-            for i in &r.new_items {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"title": i.title, "link": i.link})
-                )?;
-            }
-            if r.baseline {
-                eprintln!("first check: baseline set, nothing is new yet");
-            }
+            let items: Vec<ItemJson> = r.new_items.iter().map(ItemJson::from).collect();
+            print::checked(out, &items, r.baseline)?;
         }
         Command::ImportOpml { file } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| Error::Usage(format!("cannot read {}: {e}", file.display())))?;
-            let report = crate::server::api::import(&app, &text)?;
-            writeln!(
-                out,
-                "added {}, existing {}, rejected {}",
-                report.added,
-                report.existing,
-                report.rejected.len()
-            )?;
-            for r in &report.rejected {
-                writeln!(out, "rejected {}: {}", r.url, r.error)?;
-            }
+            print::imported(out, &crate::server::api::import(&app, &text)?)?;
         }
         Command::ExportOpml => {
             let mut entries = Vec::new();

@@ -11,7 +11,7 @@
 //! | `theme-upgrade` | a blog whose theme upgrade changes every permalink (titles kept); the next post comes one step later |
 //! | `releases` | a release list: each release links its notes and its tarball in four formats |
 
-use super::synth::{foot, head, title, Page, Rng, Version, WORDS};
+use super::page::{foot, head, title, Page, Rng, Version, WORDS};
 
 /// The step at which `stats-office` and `theme-upgrade` change their layout.
 pub(super) const CHANGE_AT: usize = 12;

@@ -8,6 +8,9 @@
 //! so they keep their place in the time-ordered index and the one due longest goes next
 //! when the host is free. A checked watch is due again only after its interval, behind
 //! those still waiting: FIFO by due time, which is round-robin across the host's watches.
+//!
+//! Drives the service ([`crate::app::App`]: its store's due index and its checks); may
+//! use the fetcher's host gates and [`crate::model`]. Only [`crate::daemon`] starts it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

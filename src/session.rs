@@ -13,6 +13,9 @@
 //! - **Login throttle**: per client address, the first [`FREE_FAILURES`] wrong tokens cost
 //!   nothing; each further one doubles the time the address must wait before it may try
 //!   again (from 1 s up to [`MAX_LOCKOUT`]). A success clears it.
+//!
+//! The [`crate::app::App`] holds one [`Security`] (it lives as long as the service); the
+//! server's authentication uses it. Uses nothing else of the crate.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -1,0 +1,239 @@
+//! Entry facts, gathered during the one pass over a page ([`super::page`]) when the
+//! analysis asks for them: the page's visible text with the byte range of every element
+//! in it, the block breaks, and the date, picture and author attributes the pass meets.
+//! [`crate::entries::content`] reads one entry's summary, date, picture and author from
+//! them; nothing here decides what an entry says.
+//!
+//! Uses `lol_html`'s element type (to read attributes as the pass meets them),
+//! [`super::links`] (what hides) and [`super::entities`].
+
+use std::ops::Range;
+
+use lol_html::html_content::Element;
+
+/// What the structural pass collects for entry content.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Visible text, whitespace collapsed, a space between blocks.
+    pub(crate) text: String,
+    /// A space is due before the next character.
+    pub(crate) gap: bool,
+    /// Raw chunks of the current text node with character references (decoded when the
+    /// node ends).
+    pub(crate) node: String,
+    /// Positions in `text` where a block starts or ends (ascending).
+    pub(crate) breaks: Vec<u32>,
+    /// Per element id: the byte range of its text in `text`.
+    pub(crate) span: Vec<Range<u32>>,
+    /// Per element id: one past its last descendant's id.
+    pub(crate) sub_end: Vec<u32>,
+    /// Machine-readable dates: (element id, attribute value).
+    pub(crate) times: Vec<(u32, String)>,
+    pub(crate) images: Vec<(u32, Img)>,
+    /// Elements that name an author: (element id, a `content` attribute if any).
+    pub(crate) authors: Vec<(u32, Option<String>)>,
+    /// Headings `h1`..`h6` (ascending ids).
+    pub(crate) headings: Vec<u32>,
+    /// Open elements whose text is not shown (`hidden`, an inline `display:none`,
+    /// `template`, `noscript`): their text is left out. (`aria-hidden` text is shown on
+    /// screen, and stays.)
+    pub(crate) hiding: Vec<u32>,
+}
+
+/// The attributes of an `img` that say where its picture is and how large.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Img {
+    pub(crate) src: Option<String>,
+    pub(crate) data_src: Option<String>,
+    pub(crate) srcset: Option<String>,
+    /// Declared width and height (`None` when absent or not a number).
+    pub(crate) width: Option<u32>,
+    pub(crate) height: Option<u32>,
+}
+
+/// [`Facts::text`] stops growing here (a page's visible text is rarely a tenth of it).
+const MAX_TEXT: usize = 1 << 20;
+
+impl Facts {
+    /// An element opens with instance id `id` (ids count up in document order).
+    pub fn open(&mut self, id: u32, tag: &str, el: &Element<'_, '_>) {
+        let i = id as usize;
+        if self.span.len() <= i {
+            self.span.resize(i + 1, 0..0);
+            self.sub_end.resize(i + 1, 0);
+        }
+        let at = self.text.len() as u32;
+        self.span[i] = at..at;
+        self.sub_end[i] = id + 1;
+        if matches!(tag, "template" | "noscript" | "title" | "desc")
+            || el.has_attribute("hidden")
+            || el
+                .get_attribute("style")
+                .is_some_and(|s| super::links::style_hides(&s))
+        {
+            self.hiding.push(id);
+        }
+        let attr = |n: &str| el.get_attribute(n).filter(|v| !v.trim().is_empty());
+        if tag == "img" {
+            let num = |n: &str| attr(n).and_then(|v| v.trim().trim_end_matches("px").parse().ok());
+            self.images.push((
+                id,
+                Img {
+                    src: attr("src"),
+                    data_src: attr("data-src")
+                        .or_else(|| attr("data-lazy-src"))
+                        .or_else(|| attr("data-original")),
+                    srcset: attr("srcset").or_else(|| attr("data-srcset")),
+                    width: num("width"),
+                    height: num("height"),
+                },
+            ));
+        }
+        if let Some(url) = attr("style").as_deref().and_then(background_image) {
+            // A picture shown as an inline background (`style="background-image:url(..)"`).
+            self.images.push((
+                id,
+                Img {
+                    src: Some(url),
+                    ..Img::default()
+                },
+            ));
+        }
+        if matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+            self.headings.push(id);
+        }
+        let itemprop = attr("itemprop").unwrap_or_default();
+        let has = |list: &str, word: &str| {
+            list.split_ascii_whitespace()
+                .any(|w| w.eq_ignore_ascii_case(word))
+        };
+        if let Some(d) = attr("datetime") {
+            self.times.push((id, d));
+        } else if has(&itemprop, "datePublished") {
+            if let Some(d) = attr("content") {
+                self.times.push((id, d));
+            }
+        } else if let Some(t) =
+            attr("title").filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            // A timestamp in a tooltip (`<span title="2024-05-01 10:00">3 hours ago</span>`).
+            self.times.push((id, t));
+        }
+        let class = attr("class").unwrap_or_default();
+        if has(&attr("rel").unwrap_or_default(), "author")
+            || has(&itemprop, "author")
+            || ["author", "p-author", "byline"]
+                .iter()
+                .any(|w| has(&class, w))
+        {
+            self.authors.push((id, attr("content")));
+        }
+    }
+
+    /// The element `id` ends; `next` is the id the next element will get.
+    pub fn close(&mut self, id: u32, next: u32) {
+        // (an element and whatever inside it was left open)
+        while self.hiding.last().is_some_and(|&h| h >= id) {
+            self.hiding.pop();
+        }
+        let end = self.text.len() as u32;
+        if let Some(s) = self.span.get_mut(id as usize) {
+            s.end = end;
+        }
+        if let Some(e) = self.sub_end.get_mut(id as usize) {
+            *e = next;
+        }
+    }
+
+    /// Elements still open at the end of the page end there.
+    pub fn finish(&mut self, open: &[u32], next: u32) {
+        for &id in open {
+            self.close(id, next);
+        }
+    }
+
+    /// A block starts or ends: words on either side are apart.
+    pub fn split(&mut self) {
+        self.gap = true;
+        let at = self.text.len() as u32;
+        if self.breaks.last() != Some(&at) {
+            self.breaks.push(at);
+        }
+    }
+
+    /// A chunk of a visible text node (`last`: the node ends with it).
+    pub fn chunk(&mut self, s: &str, last: bool) {
+        if !self.hiding.is_empty() {
+            return;
+        }
+        if self.node.is_empty() && !s.contains('&') {
+            self.push(s);
+            return;
+        }
+        if self.node.len() < MAX_TEXT {
+            self.node.push_str(s);
+        }
+        if last {
+            let mut decoded = String::with_capacity(self.node.len());
+            super::entities::decode_into(&self.node, &mut decoded, false);
+            self.node.clear();
+            self.push(&decoded);
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        for c in s.chars() {
+            if c == '\0' {
+                continue;
+            }
+            if c.is_whitespace() {
+                self.gap = true;
+                continue;
+            }
+            if self.text.len() + 5 > MAX_TEXT {
+                return;
+            }
+            if self.gap && !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.gap = false;
+            self.text.push(c);
+        }
+    }
+
+    /// The visible text of element `id` (empty for `None`), for tracing.
+    pub fn block_text(&self, id: Option<u32>) -> &str {
+        id.map_or("", |id| self.text_of(id))
+    }
+
+    pub(crate) fn text_of(&self, id: u32) -> &str {
+        self.span
+            .get(id as usize)
+            .and_then(|r| self.text.get(r.start as usize..r.end as usize))
+            .unwrap_or("")
+    }
+
+    /// Ids of the element `id` and its descendants.
+    pub(crate) fn within(&self, id: u32) -> Range<u32> {
+        id..self
+            .sub_end
+            .get(id as usize)
+            .copied()
+            .unwrap_or(id + 1)
+            .max(id + 1)
+    }
+}
+
+/// The URL of a `background-image` (or `background`) in an inline style.
+fn background_image(style: &str) -> Option<String> {
+    let lower = style.to_ascii_lowercase();
+    let at = lower.find("background")?;
+    let open = at + lower[at..].find("url(")? + 4;
+    let close = open + lower[open..].find(')')?;
+    let url = style
+        .get(open..close)?
+        .trim()
+        .trim_matches(['"', '\''])
+        .trim();
+    (!url.is_empty()).then(|| url.to_owned())
+}

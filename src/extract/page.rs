@@ -1,0 +1,298 @@
+//! The one pass over a page: a single lol_html run over the decoded HTML that yields the
+//! page's links, title, robots `nofollow` flag and icon ([`super::links`]) and, when
+//! asked, the structure around the links and the page's visible text
+//! ([`super::structure`]). Links and their contexts come from the same start tags, so
+//! each link knows its element: nothing is paired up after the pass.
+//!
+//! # Where per-element facts are collected
+//!
+//! [`Pass`] holds one collector per kind of fact: `links` ([`LinkState`]) and `tree`
+//! ([`Tree`], present when the structure is asked for). The pass hands every start tag to
+//! [`Pass::on_element`], every end tag of an element that asked for it to
+//! [`Pass::on_end`], and every text chunk to [`Pass::on_text`]; each hands the event to
+//! every collector in turn. A new kind of fact (say, what an entry holds besides its
+//! links) is a new field of [`Pass`] with the same three hooks, called from those three
+//! methods, and finished into [`Parsed`] in [`parse`]. The tree's element ids
+//! ([`super::structure::Context::path`]) name the elements for such facts; the element of
+//! a link is the last id of its path.
+//!
+//! Rules of the lol_html run that every collector relies on:
+//! * Handlers of one element run in the order they are registered: the user's selector
+//!   (when there is one), then [`Pass::on_element`].
+//! * An element's end-tag handlers also run when an end tag of an ancestor closes it;
+//!   an element never closed ends with the document (collectors finish what is open).
+//! * Text chunks may split a text node anywhere (even inside a character reference);
+//!   `last_in_text_node` marks its end.
+//!
+//! Limits: a page that needs over [`MAX_PARSER_MEMORY`] of parser state or more than
+//! [`TIME_BUDGET`] is refused with [`ExtractError::Html`].
+//!
+//! Uses lol_html, [`super::links`], [`super::structure`], [`super::resolve`].
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lol_html::html_content::{Element, TextChunk};
+use lol_html::{
+    DocumentContentHandlers, ElementContentHandlers, HandlerResult, HtmlRewriter, Settings,
+};
+use url::Url;
+
+use super::links::{may_hide, LinkEnd, LinkState, RawLink};
+use super::structure::{PageText, Structure, Tree};
+use super::{resolve, ExtractError, ExtractedPage, Selector};
+
+/// How long one pass may take before it gives up (checked between slices of the input).
+/// Real pages take milliseconds; only hostile markup (say, a million unclosed elements
+/// followed by a million stray end tags, which costs lol_html quadratic time) comes near.
+pub const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// The input is handed to lol_html in slices of this size, between which the time
+/// budget is checked.
+const SLICE_BYTES: usize = 16 * 1024;
+/// The memory lol_html may use for its stack of open elements and for a token cut by
+/// the end of a slice.
+pub const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
+
+/// What a pass gathers besides the links, title and flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gather {
+    /// Nothing more ([`super::extract`]).
+    Links,
+    /// The contexts of the links and what the page's elements hold ([`Structure`]).
+    Structure,
+    /// The structure and the facts entry content is read from ([`super::facts`]).
+    Content,
+    /// The structure and the page's visible text ([`PageText`]): deep watches.
+    Text,
+}
+
+/// What one pass found on a page.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    /// The links (in page order), title, nofollow flag and icon.
+    pub page: ExtractedPage,
+    /// Aligned with `page.links` (empty with [`Gather::Links`]).
+    pub structure: Structure,
+    /// With [`Gather::Text`] only.
+    pub text: Option<PageText>,
+}
+
+/// The collectors of one pass (see the [module documentation](self)).
+#[derive(Default)]
+struct Pass {
+    links: LinkState,
+    tree: Option<Tree>,
+    /// The page may hide elements by attribute ([`may_hide`]).
+    hiding: bool,
+}
+
+/// What an element's end tag does to the collectors.
+#[derive(Clone, Copy)]
+struct End {
+    links: LinkEnd,
+    /// The element's id in the tree and whether its end separates words.
+    tree: Option<(u32, bool)>,
+}
+
+impl Pass {
+    /// A start tag (`tag`: its name, lower case). Returns what its end tag is to do, if
+    /// anything.
+    fn on_element(&mut self, el: &Element<'_, '_>, tag: &str) -> Option<End> {
+        let (tree, anchor) = match &mut self.tree {
+            Some(t) => {
+                let opened = t.on_element(el, tag);
+                (opened.end, opened.anchor)
+            }
+            None => (None, None),
+        };
+        let links = self.links.on_element(el, tag, self.hiding, anchor);
+        (tree.is_some() || !links.is_empty()).then_some(End { links, tree })
+    }
+
+    fn on_end(&mut self, end: End) {
+        self.links.on_end(end.links);
+        if let (Some((id, breaks)), Some(t)) = (end.tree, &mut self.tree) {
+            t.on_end(id, breaks);
+        }
+    }
+
+    fn on_text(&mut self, chunk: &TextChunk<'_>, html: &str) {
+        self.links.on_text(chunk, html);
+        if let Some(t) = &mut self.tree {
+            t.on_chunk(chunk);
+        }
+    }
+}
+
+type Shared = Rc<RefCell<Pass>>;
+
+/// The handler of every start tag.
+#[allow(clippy::unnecessary_wraps)] // the signature of an element handler
+fn on_element(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
+    let tag = el.tag_name();
+    let end = st.borrow_mut().on_element(el, &tag);
+    if let (Some(end), Some(handlers)) = (end, el.end_tag_handlers()) {
+        let st = Rc::clone(st);
+        handlers.push(Box::new(move |_| {
+            st.borrow_mut().on_end(end);
+            Ok(())
+        }));
+    }
+    Ok(())
+}
+
+/// The handler of the elements the user's selector matches.
+fn on_selected(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
+    if st.borrow_mut().links.on_selected(el) {
+        let st = Rc::clone(st);
+        el.on_end_tag(Box::new(move |_| {
+            st.borrow_mut().links.on_selected_end();
+            Ok(())
+        }))?;
+    }
+    Ok(())
+}
+
+/// Runs the one pass over `html` (decoded text), resolving links against `page_url` (or
+/// the page's `<base href>`); with `select`, only the links inside the region it matches
+/// count (the structure and text are the whole page's). See [`super::extract`] for the
+/// rules.
+pub fn parse(
+    html: &str,
+    page_url: &Url,
+    select: Option<&Selector>,
+    gather: Gather,
+) -> Result<Parsed, ExtractError> {
+    let state: Shared = Rc::new(RefCell::new(Pass {
+        links: LinkState::new(select.is_some()),
+        tree: (gather != Gather::Links)
+            .then(|| Tree::new(gather == Gather::Text, gather == Gather::Content)),
+        hiding: may_hide(html),
+    }));
+    let fixed = fixed();
+    // Order matters: handlers of one element run in this order, so the links see
+    // whether the selector matched the `<a>` itself.
+    let mut handlers: Vec<(Cow<'_, lol_html::Selector>, ElementContentHandlers<'_>)> =
+        Vec::with_capacity(3);
+    if let Some(sel) = select {
+        let st = Rc::clone(&state);
+        handlers.push((
+            Cow::Borrowed(&sel.parsed),
+            ElementContentHandlers::default()
+                .element(move |el: &mut Element<'_, '_>| on_selected(&st, el)),
+        ));
+    }
+    let st = Rc::clone(&state);
+    handlers.push((
+        Cow::Borrowed(&fixed.any),
+        ElementContentHandlers::default()
+            .element(move |el: &mut Element<'_, '_>| on_element(&st, el)),
+    ));
+    let mut document = Vec::new();
+    let st = Rc::clone(&state);
+    let on_text = move |chunk: &mut TextChunk<'_>| {
+        st.borrow_mut().on_text(chunk, html);
+        Ok(())
+    };
+    if gather == Gather::Links {
+        // Text matters only inside links and the title: capturing only there spares
+        // lol_html the work of producing every text chunk of the page.
+        handlers.push((
+            Cow::Borrowed(&fixed.text),
+            ElementContentHandlers::default().text(on_text),
+        ));
+    } else {
+        // The structure counts the text outside links too.
+        document.push(DocumentContentHandlers::default().text(on_text));
+    }
+
+    let settings = Settings {
+        element_content_handlers: handlers,
+        document_content_handlers: document,
+        // Never bail out on markup that a full tree builder would treat differently.
+        strict: false,
+        memory_settings: lol_html::MemorySettings {
+            max_allowed_memory_usage: MAX_PARSER_MEMORY,
+            ..lol_html::MemorySettings::default()
+        },
+        ..Settings::new()
+    };
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    let started = std::time::Instant::now();
+    for slice in html.as_bytes().chunks(SLICE_BYTES) {
+        rewriter.write(slice).map_err(|e| parse_error(&e))?;
+        if started.elapsed() > TIME_BUDGET {
+            return Err(ExtractError::Html(format!(
+                "the page is too complex: extraction took over {} s",
+                TIME_BUDGET.as_secs()
+            )));
+        }
+    }
+    rewriter.end().map_err(|e| parse_error(&e))?;
+
+    let Pass {
+        links: mut s, tree, ..
+    } = std::mem::take(&mut *state.borrow_mut());
+    s.close_link();
+    s.close_title();
+    let (links, of_link): (Vec<_>, Vec<_>) =
+        resolve::resolve(std::mem::take(&mut s.links), s.base.as_deref(), page_url)
+            .into_iter()
+            .unzip();
+    let icon = s.icon.take().and_then(|href| {
+        let raw = vec![RawLink {
+            href,
+            text: String::new(),
+            anchor: None,
+        }];
+        resolve::resolve(raw, s.base.as_deref(), page_url)
+            .pop()
+            .map(|(l, _)| l.url)
+    });
+    let (structure, text) = match tree {
+        Some(t) => t.finish(&of_link),
+        None => (Structure::default(), None),
+    };
+    Ok(Parsed {
+        page: ExtractedPage {
+            title: s.title.filter(|t| !t.is_empty()),
+            links,
+            nofollow: s.nofollow,
+            icon,
+        },
+        structure,
+        text,
+    })
+}
+
+fn parse_error(e: &lol_html::errors::RewritingError) -> ExtractError {
+    match e {
+        lol_html::errors::RewritingError::MemoryLimitExceeded(_) => ExtractError::Html(format!(
+            "the page is too complex: it needs over {} MiB to parse (too many unclosed \
+             elements, or an unclosed tag or comment that long)",
+            MAX_PARSER_MEMORY >> 20
+        )),
+        e => ExtractError::Html(e.to_string()),
+    }
+}
+
+/// The fixed selectors, parsed once per process.
+struct Fixed {
+    any: lol_html::Selector,
+    text: lol_html::Selector,
+}
+
+fn fixed() -> &'static Fixed {
+    static FIXED: std::sync::OnceLock<Fixed> = std::sync::OnceLock::new();
+    FIXED.get_or_init(|| {
+        let p = |s: &str| {
+            s.parse::<lol_html::Selector>()
+                .expect("built-in selector parses")
+        };
+        Fixed {
+            any: p("*"),
+            text: p("a, title"),
+        }
+    })
+}

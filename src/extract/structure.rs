@@ -1,0 +1,688 @@
+//! The page's structure, gathered during the one pass over a page ([`super::page`]): for
+//! every `<a href>` and `<area href>` in document order, where it stands in the page: the
+//! chain of open elements above it (each with a per-document instance id and a signature,
+//! tag plus class names), whether it sits in a heading or in a chrome region, and whether
+//! it has visible text of its own; what the page's elements hold besides links
+//! ([`Blocks`]); and, when asked for (deep watches), the page's visible text with where
+//! each link's own text lands in it ([`PageText`]).
+//!
+//! lol_html builds no tree, so the element stack is kept here: every element that can
+//! have content is pushed, and its end-tag handler pops the stack down to it (an end tag
+//! that closes several elements runs the handlers of all of them). Elements a browser
+//! closes implicitly (`<li>` before `<li>`, `<td>` before `<td>`, `<p>` before a block)
+//! are popped when the next one opens, so that the items of a list stay siblings.
+//!
+//! The text: every text chunk of the document reaches [`Tree::on_doc_text`], which drops
+//! text inside hidden elements (as the extractor hides them) and notes where each link's
+//! own text lands. Passes that do not ask for text pay nothing for it.
+//!
+//! Uses `lol_html`'s element and text types and [`super::links`] (what breaks words,
+//! what hides), [`super::entities`].
+use std::ops::Range;
+
+use lol_html::html_content::{Element, TextChunk, TextType};
+
+use super::facts::Facts;
+use super::{entities, links};
+
+/// Where one link stands in its page.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Context {
+    /// Instance ids of the elements from the root down to the link itself (unique within
+    /// one page; an element's descendants are contiguous in document order).
+    pub path: Vec<u32>,
+    /// Hash of the signatures (tag and digit-free class names) of the same chain: links
+    /// with equal roles play the same part in repeated page structure.
+    pub role: u64,
+    /// Inside `nav`, `header`, `footer`, `aside` or an element with a landmark role of
+    /// navigation, banner, contentinfo or complementary.
+    pub chrome: bool,
+    /// Inside (or containing) a heading `h1`..`h6`.
+    pub heading: bool,
+    /// Has text of its own (not only an image's `alt` or an `aria-label`).
+    pub has_text: bool,
+}
+
+/// [`PageText::text`] and [`PageText::content`] stop growing at this many bytes.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// The visible text of a page and where each link's own text stands in it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageText {
+    /// Visible text, whitespace collapsed to single spaces, with a space between blocks
+    /// (`<li>a</li><li>b</li>` reads "a b"). Left out: the contents of `script`, `style`,
+    /// `template`, `noscript`, `title` (and SVG's `desc`), and of elements hidden by a
+    /// `hidden` attribute, `aria-hidden="true"` or an inline `display:none` /
+    /// `visibility:hidden`. At most [`MAX_TEXT_BYTES`], cut at a char boundary.
+    pub text: String,
+    /// The same text without what stands in chrome regions ([`Context::chrome`]): what
+    /// near-duplicate signatures and topic relevance look at. Also capped.
+    pub content: String,
+    /// For each of the page's links (aligned with them): the byte range in `text` of that
+    /// link's own visible text (empty, at the link's position, for a link without any,
+    /// such as an image link); `None` when the link has no element of its own (an
+    /// `xlink:href` link) or stands beyond the cap.
+    pub anchors: Vec<Option<Range<usize>>>,
+}
+
+struct Frame {
+    id: u32,
+    tag: Tag,
+    sig: u64,
+    chrome: bool,
+    heading: bool,
+    /// Its text is not shown (always false when text is not collected).
+    hidden: bool,
+}
+
+struct Anchor {
+    ctx: Context,
+    /// Where its text stands in the collected text (see [`PageText::anchors`]).
+    range: Option<Range<usize>>,
+}
+
+/// One capped text being collected.
+#[derive(Default)]
+struct Buf {
+    s: String,
+    /// A space is due before the next character.
+    gap: bool,
+    /// It reached [`MAX_TEXT_BYTES`].
+    full: bool,
+}
+
+impl Buf {
+    /// Appends `c` after a space when one is due, unless the cap is reached. Returns
+    /// where `c` was put.
+    fn push(&mut self, c: char) -> Option<usize> {
+        if self.full {
+            return None;
+        }
+        let sep = self.gap && !self.s.is_empty();
+        if self.s.len() + usize::from(sep) + c.len_utf8() > MAX_TEXT_BYTES {
+            self.full = true;
+            return None;
+        }
+        if sep {
+            self.s.push(' ');
+        }
+        self.gap = false;
+        let at = self.s.len();
+        self.s.push(c);
+        Some(at)
+    }
+}
+
+/// The text being collected, when it is asked for.
+#[derive(Default)]
+struct Text {
+    /// All visible text ([`PageText::text`]).
+    all: Buf,
+    /// Visible text outside chrome regions ([`PageText::content`]).
+    content: Buf,
+    /// Raw chunks of the current text node when it has character references, which
+    /// are decoded once the whole node is read (a chunk may end inside one).
+    node: String,
+}
+
+impl Text {
+    /// A block starts or ends: words on either side are apart.
+    fn split(&mut self) {
+        self.all.gap = true;
+        self.content.gap = true;
+    }
+
+    /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
+    /// over what lands in `all`.
+    fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
+        for c in s.chars() {
+            if c == '\0' {
+                continue;
+            }
+            if c.is_whitespace() {
+                self.split();
+                continue;
+            }
+            if let Some(at) = self.all.push(c) {
+                if let Some(r) = range.as_deref_mut() {
+                    if r.start == r.end {
+                        r.start = at;
+                    }
+                    r.end = self.all.s.len();
+                }
+            }
+            if chrome {
+                // What is left out still separates the words around it.
+                self.content.gap = true;
+            } else {
+                self.content.push(c);
+            }
+        }
+    }
+}
+
+/// An element's tag name without an allocation: names longer than 15 bytes (custom
+/// elements) are cut, which never makes them equal to the short names compared here.
+#[derive(Clone, Copy)]
+struct Tag {
+    len: u8,
+    bytes: [u8; 15],
+}
+
+impl Tag {
+    fn new(name: &str) -> Self {
+        let mut bytes = [0; 15];
+        let len = name.len().min(bytes.len());
+        bytes[..len].copy_from_slice(&name.as_bytes()[..len]);
+        Self {
+            len: len as u8,
+            bytes,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Cut at a byte boundary, a long name may end inside a character: it then
+        // compares as "", equal to no tag name.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+/// What [`Tree::on_element`] made of a start tag.
+pub(super) struct Opened {
+    /// The element's id and whether its end tag separates words, when it has an end tag.
+    pub end: Option<(u32, bool)>,
+    /// The index of the anchor it opened (an `<a href>` or `<area href>`).
+    pub anchor: Option<usize>,
+}
+
+/// The structure being gathered during a pass.
+#[derive(Default)]
+pub(super) struct Tree {
+    stack: Vec<Frame>,
+    next_id: u32,
+    anchors: Vec<Anchor>,
+    /// Index in `anchors` of the open `<a>`.
+    open: Option<(u32, usize)>,
+    /// `Some` when the text is collected.
+    text: Option<Text>,
+    /// What each element holds besides its links ([`Blocks`]), indexed by element id.
+    blocks: Blocks,
+    /// `Some` when the facts of entry content are collected.
+    facts: Option<Facts>,
+}
+
+/// The contexts of a page's links and what its elements hold besides links.
+#[derive(Debug, Clone, Default)]
+pub struct Structure {
+    /// `ctx[i]` is the context of link `i` (`None` for a link the structure has no
+    /// element for).
+    pub ctx: Vec<Option<Context>>,
+    pub blocks: Blocks,
+    /// What entry content is read from, with [`super::Gather::Content`].
+    pub facts: Option<Facts>,
+}
+
+/// What the elements of a page hold besides links: for each element (by instance id),
+/// the letters and digits of visible text outside any link, and the pictures and dates
+/// (`img`, `picture`, `svg`, `video`, `time`) in it and below it. An entry block with a
+/// date, a summary or a picture beside its title is content; a block holding nothing but
+/// its link (a menu item, a tag, a page number) is navigation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blocks {
+    /// Own text characters of element `id` (not of its children) until [`Blocks::finish`];
+    /// then prefix sums over ids.
+    text: Vec<u32>,
+    media: Vec<u32>,
+    /// One past the last descendant id of each element.
+    end: Vec<u32>,
+}
+
+impl Blocks {
+    fn open(&mut self, id: u32) {
+        let i = id as usize;
+        if self.end.len() <= i {
+            self.text.resize(i + 1, 0);
+            self.media.resize(i + 1, 0);
+            self.end.resize(i + 1, 0);
+        }
+        self.end[i] = id + 1;
+    }
+
+    fn close(&mut self, id: u32, next: u32) {
+        if let Some(e) = self.end.get_mut(id as usize) {
+            *e = next;
+        }
+    }
+
+    /// Turns the per-element counts into prefix sums (`text[i]` = sum over ids `< i`).
+    fn finish(&mut self, open: &[u32], next: u32) {
+        for &id in open {
+            self.close(id, next);
+        }
+        for v in [&mut self.text, &mut self.media] {
+            let mut acc = 0u32;
+            let mut out = Vec::with_capacity(v.len() + 1);
+            out.push(0);
+            for x in v.iter() {
+                acc = acc.saturating_add(*x);
+                out.push(acc);
+            }
+            *v = out;
+        }
+    }
+
+    /// Letters and digits of text outside links, and pictures and dates, in the element
+    /// `id` and its descendants.
+    pub fn content(&self, id: u32) -> (u32, u32) {
+        let i = id as usize;
+        let Some(&end) = self.end.get(i) else {
+            return (0, 0);
+        };
+        let end = (end as usize).clamp(i + 1, self.text.len().saturating_sub(1));
+        let sum = |v: &Vec<u32>| v.get(end).zip(v.get(i)).map_or(0, |(b, a)| b - a);
+        (sum(&self.text), sum(&self.media))
+    }
+}
+
+const BLOCKS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "div",
+    "dl",
+    "fieldset",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
+];
+
+fn fnv(seed: u64, bytes: &[u8]) -> u64 {
+    let mut h = seed;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+const FNV_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Signature of an element: its tag and its first class name without digits. Only the
+/// first: variants (`card card--unavailable`, `item item--hot`) add modifier classes after
+/// the base one, and entries of one list must keep one role; names with digits
+/// (`post-1234`) are per item.
+fn signature(tag: &str, class: Option<&str>) -> u64 {
+    let first = class
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .find(|c| !c.bytes().any(|b| b.is_ascii_digit()));
+    let h = fnv(FNV_SEED, tag.as_bytes());
+    match first {
+        Some(c) => fnv(fnv(h, b"."), c.as_bytes()),
+        None => h,
+    }
+}
+
+impl Tree {
+    /// A tree that collects the page's visible text too when `with_text`, and the
+    /// facts of entry content when `with_facts`.
+    pub(super) fn new(with_text: bool, with_facts: bool) -> Self {
+        Self {
+            text: with_text.then(Text::default),
+            facts: with_facts.then(Facts::default),
+            ..Self::default()
+        }
+    }
+
+    /// Ends the pass. `of_link[i]` is the anchor of the page's link `i` (what
+    /// [`Tree::on_element`] returned for its element): the result's contexts and text
+    /// ranges are aligned with the links.
+    pub(super) fn finish(mut self, of_link: &[Option<usize>]) -> (Structure, Option<PageText>) {
+        let open: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
+        self.blocks.finish(&open, self.next_id);
+        if let Some(f) = &mut self.facts {
+            f.finish(&open, self.next_id);
+        }
+        refine_roles(&mut self.anchors);
+        let mut anchors: Vec<Option<Anchor>> = self.anchors.into_iter().map(Some).collect();
+        let (ctx, ranges): (Vec<_>, Vec<_>) = of_link
+            .iter()
+            .map(|a| match a.and_then(|i| anchors.get_mut(i)?.take()) {
+                Some(a) => (Some(a.ctx), a.range),
+                None => (None, None),
+            })
+            .unzip();
+        let text = self.text.map(|t| {
+            // An empty range at the very end of a full text stands past the cap.
+            let past =
+                |r: &Range<usize>| t.all.full && r.start == r.end && r.start >= t.all.s.len();
+            let anchors = ranges.into_iter().map(|r| r.filter(|r| !past(r))).collect();
+            PageText {
+                text: t.all.s,
+                content: t.content.s,
+                anchors,
+            }
+        });
+        let structure = Structure {
+            ctx,
+            blocks: self.blocks,
+            facts: self.facts,
+        };
+        (structure, text)
+    }
+
+    /// Pops the stack down to (and including) the element `id`, if it is open.
+    fn close(&mut self, id: u32) {
+        if let Some(pos) = self.stack.iter().rposition(|f| f.id == id) {
+            for f in &self.stack[pos..] {
+                self.blocks.close(f.id, self.next_id);
+                if let Some(facts) = &mut self.facts {
+                    facts.close(f.id, self.next_id);
+                }
+            }
+            self.stack.truncate(pos);
+        }
+        if self.open.is_some_and(|(a, _)| a == id) {
+            self.open = None;
+        }
+    }
+
+    /// A link opens while another is open: the open one ends there (as in a browser),
+    /// and only it leaves the stack: the elements opened inside it (a hidden `div`)
+    /// stay open.
+    fn close_anchor(&mut self) {
+        if let Some(pos) = self.stack.iter().rposition(|f| f.tag.as_str() == "a") {
+            let id = self.stack[pos].id;
+            self.blocks.close(id, self.next_id);
+            if let Some(facts) = &mut self.facts {
+                facts.close(id, self.next_id);
+            }
+            self.stack.remove(pos);
+            if self.open.is_some_and(|(a, _)| a == id) {
+                self.open = None;
+            }
+        }
+    }
+
+    /// Pops an open `tag` (one of `tags`) unless one of `barriers` is open above it: the
+    /// implicit end tags of HTML.
+    fn close_implicit(&mut self, tags: &[&str], barriers: &[&str]) {
+        for i in (0..self.stack.len()).rev() {
+            let t = self.stack[i].tag.as_str();
+            if tags.contains(&t) {
+                let id = self.stack[i].id;
+                self.close(id);
+                return;
+            }
+            if barriers.contains(&t) {
+                return;
+            }
+        }
+    }
+
+    /// Handles a start tag (`tag`: its name, lower case). Returns the element's id when
+    /// it has an end tag (then [`Tree::close`] must run at that end tag), whether that end
+    /// tag separates words, and the index of the anchor it opened, if it is a link.
+    pub(super) fn on_element(&mut self, el: &Element<'_, '_>, tag: &str) -> Opened {
+        match tag {
+            "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
+            "dt" | "dd" => self.close_implicit(&["dt", "dd"], &["dl"]),
+            "tr" => self.close_implicit(&["tr"], &["table", "thead", "tbody", "tfoot"]),
+            "td" | "th" => self.close_implicit(&["td", "th"], &["tr", "table"]),
+            "option" => self.close_implicit(&["option"], &["select", "datalist"]),
+            "a" => self.close_anchor(),
+            t if BLOCKS.contains(&t) => {
+                self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]);
+            }
+            _ => {}
+        }
+        let parent = self.stack.last();
+        let landmark = el.get_attribute("role").is_some_and(|role| {
+            matches!(
+                role.as_str(),
+                "navigation" | "banner" | "contentinfo" | "complementary"
+            )
+        });
+        let chrome = parent.is_some_and(|p| p.chrome)
+            || matches!(tag, "nav" | "header" | "footer" | "aside")
+            || landmark;
+        let heading = parent.is_some_and(|p| p.heading)
+            || matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        if heading {
+            // A heading inside a link makes the link a heading link.
+            if let Some((_, i)) = self.open {
+                self.anchors[i].ctx.heading = true;
+            }
+        }
+        let texts = self.text.is_some() || self.facts.is_some();
+        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides(el, tag));
+        let breaks = texts && links::BREAKING_ELEMENTS.contains(&tag);
+        if breaks {
+            self.split();
+        }
+        let sig = signature(tag, el.get_attribute("class").as_deref());
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.blocks.open(id);
+        if let Some(f) = &mut self.facts {
+            f.open(id, tag, el);
+        }
+        if matches!(tag, "img" | "picture" | "svg" | "video" | "time") {
+            if let Some(m) = self.blocks.media.get_mut(id as usize) {
+                *m += 1;
+            }
+        }
+        let can_close = el.can_have_content();
+        self.stack.push(Frame {
+            id,
+            tag: Tag::new(tag),
+            sig,
+            chrome,
+            heading,
+            hidden,
+        });
+        let mut anchor = None;
+        if matches!(tag, "a" | "area") && el.has_attribute("href") {
+            let path: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
+            let role = self
+                .stack
+                .iter()
+                .fold(FNV_SEED, |h, f| fnv(h, &f.sig.to_le_bytes()));
+            let ctx = Context {
+                path,
+                role,
+                chrome,
+                heading,
+                has_text: false,
+            };
+            let range = self
+                .text
+                .as_ref()
+                .filter(|t| !t.all.full)
+                .map(|t| t.all.s.len()..t.all.s.len());
+            self.anchors.push(Anchor { ctx, range });
+            anchor = Some(self.anchors.len() - 1);
+            if can_close && tag == "a" {
+                self.open = Some((id, self.anchors.len() - 1));
+            }
+        }
+        let end = if can_close {
+            Some((id, breaks))
+        } else {
+            self.stack.pop();
+            None
+        };
+        Opened { end, anchor }
+    }
+
+    /// The end tag of element `id` (and of the elements it closes), which separates
+    /// words when `breaks`.
+    pub(super) fn on_end(&mut self, id: u32, breaks: bool) {
+        self.close(id);
+        if breaks {
+            self.split();
+        }
+    }
+
+    /// A block starts or ends: words on either side are apart in the collected texts.
+    fn split(&mut self) {
+        if let Some(t) = &mut self.text {
+            t.split();
+        }
+        if let Some(f) = &mut self.facts {
+            f.split();
+        }
+    }
+
+    /// Any text chunk of the document.
+    pub(super) fn on_chunk(&mut self, chunk: &TextChunk<'_>) {
+        self.on_text(chunk);
+        self.on_any_text(chunk);
+        self.on_doc_text(chunk);
+        if let Some(f) = &mut self.facts {
+            if chunk.text_type() == TextType::Data {
+                f.chunk(chunk.as_str(), chunk.last_in_text_node());
+            }
+        }
+    }
+
+    fn on_text(&mut self, t: &TextChunk<'_>) {
+        if t.text_type() != TextType::Data {
+            return;
+        }
+        if let Some((_, i)) = self.open {
+            if !t.as_str().trim().is_empty() {
+                self.anchors[i].ctx.has_text = true;
+            }
+        }
+    }
+
+    /// Any text chunk: letters and digits outside links count for the element they
+    /// stand in ([`Blocks`]).
+    fn on_any_text(&mut self, chunk: &TextChunk<'_>) {
+        if self.open.is_some() || chunk.text_type() != TextType::Data {
+            return;
+        }
+        let Some(top) = self.stack.last() else { return };
+        if matches!(
+            top.tag.as_str(),
+            "script" | "style" | "template" | "noscript" | "title"
+        ) {
+            return;
+        }
+        let n = chunk
+            .as_str()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .count() as u32;
+        if n > 0 {
+            if let Some(t) = self.blocks.text.get_mut(top.id as usize) {
+                *t = t.saturating_add(n);
+            }
+        }
+    }
+
+    /// Any text chunk of the document, when the text is collected.
+    fn on_doc_text(&mut self, chunk: &TextChunk<'_>) {
+        let Some(t) = &mut self.text else {
+            return;
+        };
+        if !matches!(chunk.text_type(), TextType::Data | TextType::RCData)
+            || (t.all.full && t.content.full)
+        {
+            return;
+        }
+        let top = self.stack.last();
+        if top.is_some_and(|f| f.hidden) {
+            return;
+        }
+        let chrome = top.is_some_and(|f| f.chrome);
+        let range = match self.open {
+            Some((_, i)) => self.anchors[i].range.as_mut(),
+            None => None,
+        };
+        let s = chunk.as_str();
+        if t.node.is_empty() && !s.contains('&') {
+            t.push(s, chrome, range);
+            return;
+        }
+        if t.node.len() < 2 * MAX_TEXT_BYTES {
+            t.node.push_str(s);
+        }
+        if chunk.last_in_text_node() {
+            let mut decoded = String::with_capacity(t.node.len());
+            entities::decode_into(&t.node, &mut decoded, false);
+            t.node.clear();
+            t.push(&decoded, chrome, range);
+        }
+    }
+}
+
+/// Does this element keep its text from being shown: one whose content is not rendered
+/// text, or one hidden by the attributes the extractor takes as hiding (see
+/// [`super::links`])?
+fn hides(el: &Element<'_, '_>, tag: &str) -> bool {
+    matches!(
+        tag,
+        "script" | "style" | "template" | "noscript" | "title" | "desc"
+    ) || el.has_attribute("hidden")
+        || el
+            .get_attribute("aria-hidden")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || el
+            .get_attribute("style")
+            .is_some_and(|s| links::style_hides(&s))
+}
+
+/// Links of one role that stand side by side in one repeated element (`<li><a>Title</a>
+/// <a>Comments</a></li>`, again and again) play different parts: their roles are told
+/// apart by their place among the role's links in that element (first, second, ...; up
+/// to the eighth). A role whose links each stand in an element of their own, or all in
+/// one element (a flat list split by `<br>`), keeps its role.
+fn refine_roles(anchors: &mut [Anchor]) {
+    use crate::hash::{HashMap, HashSet};
+    let parent = |a: &Anchor| a.ctx.path.len().checked_sub(2).map(|k| a.ctx.path[k]);
+    // Per role: its links and the distinct parents they stand in.
+    let mut stats: HashMap<u64, (usize, HashSet<u32>)> = HashMap::default();
+    for a in anchors.iter() {
+        let e = stats.entry(a.ctx.role).or_default();
+        e.0 += 1;
+        if let Some(p) = parent(a) {
+            e.1.insert(p);
+        }
+    }
+    let split: HashSet<u64> = stats
+        .into_iter()
+        .filter(|(_, (links, parents))| parents.len() >= 2 && *links > parents.len())
+        .map(|(role, _)| role)
+        .collect();
+    if split.is_empty() {
+        return;
+    }
+    let mut place: HashMap<(u64, u32), u8> = HashMap::default();
+    for a in anchors.iter_mut() {
+        if !split.contains(&a.ctx.role) {
+            continue;
+        }
+        let Some(p) = parent(a) else { continue };
+        let k = place.entry((a.ctx.role, p)).or_default();
+        a.ctx.role = fnv(a.ctx.role, &[*k]);
+        *k = (*k + 1).min(7);
+    }
+}
