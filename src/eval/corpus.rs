@@ -241,10 +241,12 @@ fn load_site(dir: &Path, name: String, labels: Labels) -> Result<Site, Error> {
     })
 }
 
-/// `href` parsed and normalized as the extractor does, so that the oracle's URLs and the
-/// pipeline's compare equal.
+/// `href` parsed and normalized as the extractor does, tracking parameters dropped as
+/// the analysis drops them, so that the oracle's URLs and the pipeline's compare equal.
 fn normalized(href: &str) -> Option<Url> {
-    Url::parse(href)
+    let clean =
+        crate::entries::hygiene::strip_tracking(href, crate::entries::hygiene::TRACKING_PARAMS);
+    Url::parse(&clean)
         .ok()
         .and_then(|u| extract::url::normalize(&u))
 }

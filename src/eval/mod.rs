@@ -496,8 +496,15 @@ fn step_urls(emitted: &HashMap<String, Emitted>, t: &Truth) -> HashSet<String> {
         .get(&t.file)
         .into_iter()
         .flatten()
-        .map(|(u, _)| u.clone())
+        .map(|(u, _)| untracked(u))
         .collect()
+}
+
+/// `u` as the truth holds it: without tracking parameters (the analysis drops them; the
+/// other methods keep them), so that every method is scored on the same URLs.
+fn untracked(u: &str) -> String {
+    use crate::entries::hygiene::{strip_tracking, TRACKING_PARAMS};
+    strip_tracking(u, TRACKING_PARAMS).into_owned()
 }
 
 /// Prints the entries a method missed (`-`) and the items it emitted that are not entries
@@ -511,6 +518,7 @@ fn explain(
         let urls = step_urls(emitted, t);
         let mut lines = Vec::new();
         for (u, title) in emitted.get(&t.file).into_iter().flatten() {
+            let u = &untracked(u);
             if !t.entries.contains(u) {
                 let link = if t.links.contains(u) {
                     "link"
