@@ -2,9 +2,8 @@
 //! a temporary sled store and on a fresh PostgreSQL schema (skipped without a server,
 //! failing under `CI=true`).
 
-use super::pg::tests::TestDb;
+use super::pg::tests::{item, state, watch, TestDb};
 use super::*;
-use crate::schedule::Adaptive;
 
 /// `name` runs `body(&Store)` as `name::sled` and `name::postgres`.
 macro_rules! both {
@@ -28,42 +27,6 @@ macro_rules! both {
             }
         }
     };
-}
-
-fn watch(url: &str) -> Watch {
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 100,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
-}
-
-fn state(next: i64) -> WatchState {
-    WatchState::new(
-        next,
-        Adaptive {
-            a: 60.0,
-            b: 60.0,
-            c: 0.0,
-        },
-    )
-}
-
-fn item(url: &str, t: i64) -> Item {
-    serde_json::from_value(serde_json::json!({
-        "id": Item::id_for(url),
-        "title": format!("title of {url}"),
-        "link": url,
-        "first_seen": t,
-    }))
-    .expect("an item")
 }
 
 /// Commits a check at `at` finding `urls` new (and `links` on the page); returns the

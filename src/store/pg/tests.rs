@@ -66,7 +66,8 @@ impl Drop for TestDb {
     }
 }
 
-fn watch(url: &str) -> Watch {
+/// A plain watch of `url` (the store tests of both backends share these fixtures).
+pub(crate) fn watch(url: &str) -> Watch {
     Watch {
         id: WatchId::for_url(url),
         url: url.to_owned(),
@@ -81,7 +82,7 @@ fn watch(url: &str) -> Watch {
     }
 }
 
-fn state(next: i64) -> WatchState {
+pub(crate) fn state(next: i64) -> WatchState {
     WatchState::new(
         next,
         Adaptive {
@@ -92,7 +93,7 @@ fn state(next: i64) -> WatchState {
     )
 }
 
-fn item(url: &str, t: i64) -> Item {
+pub(crate) fn item(url: &str, t: i64) -> Item {
     serde_json::from_value(serde_json::json!({
         "id": Item::id_for(url),
         "title": format!("title of {url}"),
