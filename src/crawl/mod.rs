@@ -401,7 +401,12 @@ impl Crawl {
             extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
         let parsed =
             extract::parse(&decoded.text, &page.url, selector, extract::Gather::Text).ok()?;
-        let (ex, ctx, blocks) = (parsed.page, parsed.structure.ctx, parsed.structure.blocks);
+        let (ex, ctx, blocks, main) = (
+            parsed.page,
+            parsed.structure.ctx,
+            parsed.structure.blocks,
+            parsed.structure.main,
+        );
         let text = parsed.text.unwrap_or_default();
         let key = if is_root {
             self.watch.url.as_str()
@@ -433,6 +438,7 @@ impl Crawl {
                 ctx: kept_ctx,
                 blocks,
                 facts: None,
+                main,
             },
             cues,
             content: text.content,

@@ -22,7 +22,8 @@
 //!   role was an entry list before, or when its block holds content and its URL has the
 //!   shape of the page's entry URLs (a featured teaser); a lone new link elsewhere (a
 //!   badge, a new menu, a template link left unrendered) is chrome.
-//! - **Chrome regions** (`nav`, `header`, `footer`, `aside` and their landmark roles),
+//! - **Chrome regions** (`nav`, `header`, `footer`, `aside` and their landmark roles;
+//!   on a page whose `main` element holds an entry list, every list outside `main`),
 //!   image-only main links, facets (kinds of URL that entries use as secondary links:
 //!   authors, nodes, tags) and pager slots that moved are never items.
 //! - **Identity by title.** A new URL whose title is distinctive (unique on both pages,
@@ -237,6 +238,9 @@ struct Lists<'a> {
     shapes: HashMap<(String, usize, u8), usize>,
     /// Per kind of URL: (main links, secondary links) in entries of several links.
     kinds: HashMap<&'a str, (usize, usize)>,
+    /// The page's `main` element, when an entry list stands in it: then whatever stands
+    /// outside (menus, sidebars, footer boxes) is chrome.
+    main: Option<u32>,
 }
 
 impl<'a> Lists<'a> {
@@ -286,10 +290,18 @@ impl<'a> Lists<'a> {
             })
             .map(|(&role, _)| role)
             .collect();
+        let main = st.main.filter(|&id| {
+            entries.main.iter().any(|&m| {
+                ctx[m].as_ref().is_some_and(|c| {
+                    !c.chrome && list_roles.contains(&c.role) && c.path.contains(&id)
+                })
+            })
+        });
+        let outside = |c: &super::Context| main.is_some_and(|id| !c.path.contains(&id));
         let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::default();
         for &m in &entries.main {
             if let Some(c) = ctx[m].as_ref() {
-                if !c.chrome && list_roles.contains(&c.role) {
+                if !c.chrome && !outside(c) && list_roles.contains(&c.role) {
                     *shapes.entry(url_shape(&links[m].url)).or_default() += 1;
                 }
             }
@@ -313,6 +325,7 @@ impl<'a> Lists<'a> {
             list_roles,
             shapes,
             kinds,
+            main,
         }
     }
 
@@ -331,8 +344,14 @@ impl<'a> Lists<'a> {
         let Some(c) = ctx[m].as_ref() else {
             return Verdict::Chrome;
         };
+        // Outside the page's main content, lists are chrome (footer boxes of service
+        // links, "latest" sidebars whose entries the main list shows anyway); a lone
+        // teaser there (a breaking-news banner) is still judged as one.
+        let outside_list = self.main.is_some_and(|id| !c.path.contains(&id))
+            && self.roles.get(&c.role).is_some_and(|r| r.entries >= 2);
         let listed = self.list_roles.contains(&c.role);
         let lone_entry = !listed
+            && !outside_list
             && self
                 .shapes
                 .get(&url_shape(&links[m].url))
@@ -341,7 +360,7 @@ impl<'a> Lists<'a> {
             // Another link of the entry, to another URL or to the same one (a picture
             // linking the story beside its title): the main link speaks for the entry.
             Verdict::Secondary
-        } else if c.chrome {
+        } else if c.chrome || outside_list {
             Verdict::Chrome
         } else if !c.has_text || links[m].text.is_empty() {
             Verdict::NoText

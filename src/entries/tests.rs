@@ -170,6 +170,38 @@ fn chrome_and_image_only_links_are_not_items() {
 }
 
 #[test]
+fn lists_outside_the_main_element_are_chrome_but_a_lone_banner_teaser_is_not() {
+    // A box of service links after `main`, in plain `div`s (no `footer` element): wide
+    // titles and slugs of several words, as an entry list would have.
+    let services = "<div class=box><p>Services</p><div class=row>\
+        <a href=/guides/best-coffee-machines-tested/>The best coffee machines tested</a>\
+        <a href=/guides/best-office-laptops-compared/>The best office laptops compared</a>\
+        <a href=/guides/cheap-electricity-providers-list/>Cheap electricity providers listed</a>\
+        </div></div>";
+    let list = "<ul class=news>\
+        <li><a href=/news/2024/council-approves-the-budget-9123>Council approves the budget</a> 1 May\
+        <li><a href=/news/2024/library-opens-on-sundays-9124>Library opens on Sundays</a> 2 May</ul>";
+    let banner = "<div class=breaking><a href=/news/2024/storm-closes-the-harbour-9125>\
+        <b>Breaking</b> Storm closes the harbour</a></div>";
+    let with_main = format!("{banner}<main>{list}</main>{services}");
+    assert_eq!(
+        items_of(&with_main, &|_| true),
+        [
+            "Breaking Storm closes the harbour",
+            "Council approves the budget",
+            "Library opens on Sundays"
+        ]
+    );
+    // Without a `main` element nothing says where the page's content ends: the box is
+    // judged as a list like any other.
+    let without = format!("{banner}<div>{list}</div>{services}");
+    assert_eq!(items_of(&without, &|_| true).len(), 6);
+    // A `main` that holds no entry list (the list stands beside it) decides nothing.
+    let empty_main = format!("<main><h1>News</h1></main>{list}{services}");
+    assert_eq!(items_of(&empty_main, &|_| true).len(), 5);
+}
+
+#[test]
 fn grouping_never_panics_on_mismatched_contexts() {
     let (links, _) = page("<a href=/a>a</a><a href=/b>b</a>");
     let e = group(&links, &[None, None]);

@@ -209,6 +209,8 @@ pub(super) struct Tree {
     blocks: Blocks,
     /// `Some` when the facts of entry content are collected.
     facts: Option<Facts>,
+    /// The id of the page's first `main` element (or `role=main`).
+    main: Option<u32>,
 }
 
 /// The contexts of a page's links and what its elements hold besides links.
@@ -220,6 +222,19 @@ pub struct Structure {
     pub blocks: Blocks,
     /// What entry content is read from, with [`super::Gather::Content`].
     pub facts: Option<Facts>,
+    /// The page's main content: its first `main` element (or element with the landmark
+    /// role `main`), by instance id. Everything outside it (header, menus, sidebars,
+    /// footer link boxes) is, by the element's definition, not the page's dominant
+    /// content.
+    pub main: Option<u32>,
+}
+
+impl Structure {
+    /// Whether the element chain `path` (a [`Context::path`]) runs through the page's
+    /// `main` element; `None` when the page has none.
+    pub fn in_main(&self, path: &[u32]) -> Option<bool> {
+        self.main.map(|m| path.contains(&m))
+    }
 }
 
 /// What the elements of a page hold besides links: for each element (by instance id),
@@ -383,6 +398,7 @@ impl Tree {
             ctx,
             blocks: self.blocks,
             facts: self.facts,
+            main: self.main,
         };
         (structure, text)
     }
@@ -479,6 +495,11 @@ impl Tree {
         let sig = signature(tag, el.get_attribute("class").as_deref());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
+        if self.main.is_none()
+            && (tag == "main" || el.get_attribute("role").is_some_and(|r| r == "main"))
+        {
+            self.main = Some(id);
+        }
         self.blocks.open(id);
         if let Some(f) = &mut self.facts {
             f.open(id, tag, el);
