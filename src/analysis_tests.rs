@@ -96,6 +96,20 @@ struct Content {
     ticker: Option<u32>,
     /// Entries with this many further links instead of the layout's.
     extra_for: Option<(u32, usize)>,
+    /// Entries shown under the title of another id (`(id, title id)`): a recurring
+    /// entry, or a site that renumbered its entries.
+    titled: Vec<(u32, u32)>,
+}
+
+impl Content {
+    fn title_of(&self, id: u32) -> String {
+        let t = self
+            .titled
+            .iter()
+            .find(|&&(e, _)| e == id)
+            .map_or(id, |&(_, t)| t);
+        title(t)
+    }
 }
 
 #[allow(
@@ -136,7 +150,7 @@ fn render(l: &Layout, c: &Content) -> String {
         if l.image {
             h.push_str(&format!("<img src='/img/{id}.jpg' alt=''>"));
         }
-        let a = format!("<a href='{url}'>{}</a>", title(id));
+        let a = format!("<a href='{url}'>{}</a>", c.title_of(id));
         if l.heading {
             h.push_str(&format!("<h3>{a}</h3>"));
         } else {
@@ -301,6 +315,30 @@ proptest! {
         new.entries.insert(0, n + 1);
         new.ticker = Some(n + 1);
         prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), titles([n + 1]));
+    }
+
+    #[test]
+    fn the_next_instance_of_a_recurring_entry_is_new(l in layout(), n in 3u32..12) {
+        // The newest entry is replaced by its next instance: the same title under a new
+        // number (a weekly event, a monthly report), beside one other new entry.
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries[0] = n + 1;
+        new.entries.insert(0, n + 2);
+        new.titled = vec![(n + 1, n)];
+        prop_assert_eq!(
+            items(&render(&l, &old), &render(&l, &new)),
+            vec![title(n + 2), title(n)]
+        );
+    }
+
+    #[test]
+    fn a_site_that_renumbers_every_entry_emits_nothing(l in layout(), n in 3u32..12) {
+        let old = base(n);
+        let mut new = old.clone();
+        new.entries = old.entries.iter().map(|&id| id + 1000).collect();
+        new.titled = old.entries.iter().map(|&id| (id + 1000, id)).collect();
+        prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), Vec::<String>::new());
     }
 
     #[test]

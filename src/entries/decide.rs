@@ -241,6 +241,9 @@ struct Lists<'a> {
     /// The page's `main` element, when an entry list stands in it: then whatever stands
     /// outside (menus, sidebars, footer boxes) is chrome.
     main: Option<u32>,
+    /// Per entry: its block holds content besides its link (a date, a summary, a
+    /// picture, further links).
+    rich: Vec<bool>,
 }
 
 impl<'a> Lists<'a> {
@@ -257,6 +260,7 @@ impl<'a> Lists<'a> {
         let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
         let mut role_urls: HashSet<(u64, &str)> = HashSet::default();
+        let mut rich_entry = vec![false; ne];
         for (e, &m) in entries.main.iter().enumerate() {
             // Image-only links (banners, icons) neither make nor break a list.
             let Some(c) = ctx[m].as_ref().filter(|c| c.has_text) else {
@@ -264,6 +268,7 @@ impl<'a> Lists<'a> {
             };
             let (text, media) = entries.container[e].map_or((0, 0), |id| st.blocks.content(id));
             let rich = text >= params.block_text || media > 0 || urls_in[e].len() >= 2;
+            rich_entry[e] = rich;
             let r = roles.entry(c.role).or_default();
             r.entries += 1;
             r.rich += usize::from(rich);
@@ -326,7 +331,13 @@ impl<'a> Lists<'a> {
             shapes,
             kinds,
             main,
+            rich: rich_entry,
         }
+    }
+
+    /// Whether the entry of link `i` holds content besides its link.
+    fn rich(&self, i: usize) -> bool {
+        self.rich[self.entries.entry_of[i]]
     }
 
     /// A kind of URL that the page's entries use only as secondary links (authors,
@@ -422,15 +433,18 @@ impl<'a> Titles<'a> {
         }
     }
 
-    /// Link `i` is an entry of the last page that moved to a new URL.
-    fn moved(&self, links: &[Link], i: usize) -> bool {
+    /// Link `i` is an entry of the last page that moved to a new URL: `Some(true)` when
+    /// its URL changed shape (another host, another path pattern: a new permalink
+    /// scheme), `Some(false)` when only its numbers changed, which is also what the next
+    /// instance of a recurring entry looks like (a weekly event, a monthly report).
+    fn moved(&self, links: &[Link], i: usize) -> Option<bool> {
         let (l, k) = (&links[i], &self.keys[i]);
-        self.counts.get(k) == Some(&1)
-            && distinctive(&l.text, self.min_width)
-            && self
-                .old
-                .get(k)
-                .is_some_and(|&(count, url)| count == 1 && url != l.url && !self.urls.contains(url))
+        if self.counts.get(k) != Some(&1) || !distinctive(&l.text, self.min_width) {
+            return None;
+        }
+        let &(count, url) = self.old.get(k)?;
+        (count == 1 && url != l.url && !self.urls.contains(url))
+            .then(|| super::shape(url) != super::shape(&l.url))
     }
 }
 
@@ -468,9 +482,14 @@ pub fn decide<E>(
     let mut place = vec![Verdict::Seen; links.len()];
     let mut listed = Vec::new();
     let mut seen_cache: HashMap<&str, bool> = HashMap::default();
+    // Moves whose URLs kept their shape, for the decision below.
+    let mut renumbered = Vec::new();
     for (i, l) in links.iter().enumerate() {
         let mut structural = lists.structural(links, ctx, i);
-        if structural == Verdict::Item && pager.contains(l.text.as_str()) {
+        // A pager slot is a bare link; an entry whose block holds a date or a summary and
+        // whose title recurs under a new URL of the same shape is the next instance of a
+        // series (a weekly event, a monthly report), not a pager.
+        if structural == Verdict::Item && pager.contains(l.text.as_str()) && !lists.rich(i) {
             structural = Verdict::Pager;
         }
         if structural == Verdict::Item && lists.entries.main[lists.entries.entry_of[i]] == i {
@@ -488,11 +507,26 @@ pub fn decide<E>(
             s
         } {
             Verdict::Seen
-        } else if structural == Verdict::Item && titles.moved(links, i) {
+        } else if let Some(reshaped) = (structural == Verdict::Item)
+            .then(|| titles.moved(links, i))
+            .flatten()
+        {
+            if !reshaped {
+                renumbered.push(i);
+            }
             Verdict::Moved
         } else {
             structural
         };
+    }
+    // A title that comes back under a URL of the same shape with other numbers is a
+    // move only when the whole step is such moves (a site that renumbered its entries);
+    // beside new entries it is the next instance of a recurring one.
+    let fresh = place.iter().filter(|&&v| v == Verdict::Item).count();
+    if renumbered.len() < 3 || fresh * 10 > renumbered.len() {
+        for i in renumbered {
+            place[i] = Verdict::Item;
+        }
     }
     let (verdicts, items) = one_per_url(links, place);
     // Title edits: an entry whose URL stood on the last page with another text.
