@@ -57,7 +57,8 @@ pub enum Verdict {
     /// In a header, footer, menu or sidebar, a navigation list, or a new structure that
     /// does not repeat.
     Chrome,
-    /// A kind of URL the page's entries use as secondary links (a new author, a new node).
+    /// A kind of URL the page's entries use as secondary links (a new author, a new
+    /// node), or a folder above the page's entries (an archive month, a section).
     Facet,
     /// An entry of the last page under a new URL (its distinctive title stood there).
     Moved,
@@ -76,7 +77,7 @@ impl Verdict {
             Self::Baseline => "first check: recorded",
             Self::Secondary => "another link of an entry",
             Self::Chrome => "menu, header, footer or sidebar",
-            Self::Facet => "a tag, author or category link",
+            Self::Facet => "a tag, author, category or archive link",
             Self::Moved => "an entry moved to a new URL",
             Self::Pager => "pagination",
             Self::NoText => "no text of its own",
@@ -244,6 +245,10 @@ struct Lists<'a> {
     /// Per entry: its block holds content besides its link (a date, a summary, a
     /// picture, further links).
     rich: Vec<bool>,
+    /// The folders above the main links of the entry lists' entries (`https://h/2024/`
+    /// and `https://h/2024/05/` for `https://h/2024/05/a-post/`): a link to one of
+    /// them is an index of entries (an archive month, a section), not an entry.
+    folders: HashSet<String>,
 }
 
 impl<'a> Lists<'a> {
@@ -311,6 +316,15 @@ impl<'a> Lists<'a> {
                 }
             }
         }
+        let mut folders: HashSet<String> = HashSet::default();
+        for &m in &entries.main {
+            if ctx[m]
+                .as_ref()
+                .is_some_and(|c| !c.chrome && !outside(c) && list_roles.contains(&c.role))
+            {
+                folders.extend(ancestors(&links[m].url));
+            }
+        }
         let mut kinds: HashMap<&str, (usize, usize)> = HashMap::default();
         for (i, &e) in entries.entry_of.iter().enumerate() {
             let m = entries.main[e];
@@ -332,7 +346,15 @@ impl<'a> Lists<'a> {
             kinds,
             main,
             rich: rich_entry,
+            folders,
         }
+    }
+
+    /// Whether `url` is a folder above other entries of the page (an index of them).
+    fn index(&self, url: &str) -> bool {
+        !url.contains('?')
+            && (self.folders.contains(url)
+                || (!url.ends_with('/') && self.folders.contains(&format!("{url}/"))))
     }
 
     /// Whether the entry of link `i` holds content besides its link.
@@ -377,12 +399,24 @@ impl<'a> Lists<'a> {
             Verdict::NoText
         } else if !(listed || lone_entry) {
             Verdict::Chrome
-        } else if self.facet(&links[i].url) {
+        } else if self.facet(&links[i].url) || self.index(&links[i].url) {
             Verdict::Facet
         } else {
             Verdict::Item
         }
     }
+}
+
+/// The folders strictly above a URL's path, below the site's root, each with its closing
+/// slash (`https://h/a/`, `https://h/a/b/` for `https://h/a/b/c`).
+fn ancestors(url: &str) -> impl Iterator<Item = String> + '_ {
+    let start = url.find("://").map_or(0, |p| p + 3);
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let path_at = url[start..end].find('/').map_or(end, |p| start + p);
+    url[path_at..end]
+        .char_indices()
+        .filter(move |&(k, c)| c == '/' && k > 0 && path_at + k + 1 < end)
+        .map(move |(k, _)| url[..=path_at + k].to_owned())
 }
 
 /// A list role whose blocks hold content, or, bare, whose titles are wide or whose URLs

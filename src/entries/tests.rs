@@ -202,6 +202,35 @@ fn lists_outside_the_main_element_are_chrome_but_a_lone_banner_teaser_is_not() {
 }
 
 #[test]
+fn a_folder_above_the_entries_is_an_index_not_an_entry() {
+    // A blog whose sidebar (a plain `div`, no `aside`) lists its archive months: the
+    // new month's link names a folder above the new posts' permalinks.
+    let post = |m: u32, slug: &str, title: &str| {
+        format!(
+            "<article><h2><a href=/2024/{m:02}/{slug}/>{title}</a></h2>\
+             <p>Posted on {m} May 2024. Some words about it, and more words.</p></article>"
+        )
+    };
+    let html = format!(
+        "<div id=content>{}{}{}</div><div id=sidebar><div class=widget><h3>Archives</h3><ul>\
+         <li><a href=/2024/06/>June 2024</a></li><li><a href=/2024/05/>May 2024</a></li>\
+         <li><a href=/2024/04/>April 2024</a></li></ul></div></div>",
+        post(
+            6,
+            "roses-in-june-and-their-care",
+            "Roses in June and their care"
+        ),
+        post(5, "tomatoes-on-the-balcony", "Tomatoes on the balcony"),
+        post(5, "compost-for-beginners", "Compost for beginners"),
+    );
+    let new = |u: &str| u.contains("/06/");
+    assert_eq!(items_of(&html, &new), ["Roses in June and their care"]);
+    // A folder that holds no entry of the page is judged as any link.
+    let other = html.replace("/2024/06/roses", "/2024/05/roses");
+    assert_eq!(items_of(&other, &new), ["June 2024"]);
+}
+
+#[test]
 fn grouping_never_panics_on_mismatched_contexts() {
     let (links, _) = page("<a href=/a>a</a><a href=/b>b</a>");
     let e = group(&links, &[None, None]);
