@@ -157,7 +157,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             }
         }
     }
-    attach_labels(&roles, ctx, entry_of, &main, &container)
+    attach_labels(links, &roles, ctx, entry_of, &main, &container)
 }
 
 /// A text that reads as a title: wide, and several words (or mostly non-ASCII script,
@@ -211,9 +211,30 @@ impl<'a> Rivals<'a> {
     }
 }
 
-/// The last steps of [`group`]: repeated labels of flat lists join their title's entry;
-/// entries are numbered in page order; links left over stand alone.
+/// A file's URL without the extensions of its last segment (`…/tool-2.5.0` for
+/// `…/tool-2.5.0.tar.gz`, `.zip` and `.tar.gz.asc`); `None` for a URL that names no file.
+fn file_stem(url: &str) -> Option<&str> {
+    let u = &url[..url.find(['?', '#']).unwrap_or(url.len())];
+    let seg = u.rfind('/')? + 1;
+    let mut stem = u;
+    while let Some(p) = stem[seg..].rfind('.') {
+        let ext = &stem[seg + p + 1..];
+        if !(1..=4).contains(&ext.len())
+            || !ext.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !ext.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            break;
+        }
+        stem = &stem[..seg + p];
+    }
+    (stem.len() < u.len() && stem.len() > seg).then_some(stem)
+}
+
+/// The last steps of [`group`]: one file in several formats is one entry; repeated
+/// labels of flat lists join their title's entry; entries are numbered in page order;
+/// links left over stand alone.
 fn attach_labels(
+    links: &[Link],
     roles: &HashMap<u64, RoleStat<'_>>,
     ctx: &[Option<Context>],
     mut entry_of: Vec<Option<usize>>,
@@ -237,7 +258,22 @@ fn attach_labels(
             .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
         let alone = entry_of[i].map_or(true, |e| size[e] == 1);
         let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
-        if label && alone && parent(ci) == parent(cp) {
+        // A download offered in several formats (a release's tarballs, a notice as PDF
+        // and as DOC), side by side in one block: one entry, whatever list items or
+        // cells each link stands in.
+        let common = ci
+            .path
+            .iter()
+            .zip(&cp.path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let formats = links[i].url != links[i - 1].url
+            && ci.path.len().max(cp.path.len()) <= common + 3
+            && file_stem(&links[i].url).is_some_and(|s| file_stem(&links[i - 1].url) == Some(s));
+        // A label in an element of its own right after its entry's last link (a
+        // release's "Release notes" paragraph after its list of files) joins it too.
+        let near = ci.path.len() <= common + 2 && cp.path.len() <= common + 3;
+        if (label || formats) && alone && (formats || near || parent(ci) == parent(cp)) {
             if let Some(e) = entry_of[i - 1] {
                 if let Some(old) = entry_of[i] {
                     size[old] = 0;

@@ -231,6 +231,37 @@ fn a_folder_above_the_entries_is_an_index_not_an_entry() {
 }
 
 #[test]
+fn a_release_whose_files_stand_in_list_items_is_one_entry() {
+    // The release's name is a heading without a link; its files stand one per list
+    // item, its notes in a paragraph of their own.
+    let release = |v: &str| {
+        format!(
+            "<div class=release><h2>Version {v}</h2><p>Released in May. Fixes bugs.</p><ul>\
+             <li><a href=/dl/tool-{v}.tar.gz>tool-{v}.tar.gz</a> (1.2 MB)</li>\
+             <li><a href=/dl/tool-{v}.tar.xz>tool-{v}.tar.xz</a> (0.9 MB)</li>\
+             <li><a href=/dl/tool-{v}.zip>tool-{v}.zip</a></li>\
+             <li><a href=/dl/tool-{v}.tar.gz.asc>signature</a></li></ul>\
+             <p><a href=/notes/release-{v}.html>Release notes</a></p></div>"
+        )
+    };
+    let html = format!(
+        "{}{}{}",
+        release("2.7.0"),
+        release("2.6.0"),
+        release("2.5.0")
+    );
+    assert_eq!(
+        items_of(&html, &|u: &str| u.contains("2.7.0")),
+        ["tool-2.7.0.tar.gz"]
+    );
+    // Files of different names side by side stay apart: a list of documents.
+    let docs = "<ul><li><a href=/docs/budget-2024.pdf>Budget 2024</a></li>\
+        <li><a href=/docs/minutes-may.pdf>Minutes of the May meeting</a></li>\
+        <li><a href=/docs/minutes-june.pdf>Minutes of the June meeting</a></li></ul>";
+    assert_eq!(items_of(docs, &|u: &str| u.contains("minutes")).len(), 2);
+}
+
+#[test]
 fn grouping_never_panics_on_mismatched_contexts() {
     let (links, _) = page("<a href=/a>a</a><a href=/b>b</a>");
     let e = group(&links, &[None, None]);
