@@ -212,9 +212,13 @@ impl<'a> Rivals<'a> {
 }
 
 /// A file's URL without the extensions of its last segment (`…/tool-2.5.0` for
-/// `…/tool-2.5.0.tar.gz`, `.zip` and `.tar.gz.asc`); `None` for a URL that names no file.
+/// `…/tool-2.5.0.tar.gz`, `.zip` and `.tar.gz.asc`); `None` for a URL that names no file,
+/// or whose query names it (`show.asp?id=512` and `show.asp?id=513` are two notices).
 fn file_stem(url: &str) -> Option<&str> {
-    let u = &url[..url.find(['?', '#']).unwrap_or(url.len())];
+    if url.contains('?') {
+        return None;
+    }
+    let u = &url[..url.find('#').unwrap_or(url.len())];
     let seg = u.rfind('/')? + 1;
     let mut stem = u;
     while let Some(p) = stem[seg..].rfind('.') {

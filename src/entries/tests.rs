@@ -259,6 +259,12 @@ fn a_release_whose_files_stand_in_list_items_is_one_entry() {
         <li><a href=/docs/minutes-may.pdf>Minutes of the May meeting</a></li>\
         <li><a href=/docs/minutes-june.pdf>Minutes of the June meeting</a></li></ul>";
     assert_eq!(items_of(docs, &|u: &str| u.contains("minutes")).len(), 2);
+    // Nor are notices of one script told apart by their query.
+    let notices = "<table><tr><td><a href=/show.asp?id=12>The council approves the budget</a></td>\
+        <td>2024-05-02</td></tr><tr><td><a href=/show.asp?id=11>The library opens on Sundays</a>\
+        </td><td>2024-05-01</td></tr><tr><td><a href=/show.asp?id=10>Road works on the bridge</a>\
+        </td><td>2024-04-30</td></tr></table>";
+    assert_eq!(items_of(notices, &|u: &str| !u.ends_with("10")).len(), 2);
 }
 
 #[test]
