@@ -25,7 +25,9 @@
 //! nodes, comments, order buttons, "More", pagination) and the redesign step.
 //!
 //! Files: `page` (the seeded generator, words, the page builder), `sites` (the six sites
-//! above), `kinds` (more kinds of change); this file writes the corpus. May use
+//! above), `kinds` (more kinds of change), `series` (entries that repeat their shape or
+//! title: a calendar, a blog's archive months, a download page, a notice table); this
+//! file writes the corpus. May use
 //! [`crate::error`] only: the generator knows nothing of the pipeline it tests.
 
 use std::collections::HashSet;
@@ -35,6 +37,7 @@ use serde_json::json;
 
 mod kinds;
 mod page;
+mod series;
 mod sites;
 
 use crate::error::Error;
@@ -76,6 +79,30 @@ const SITES: &[(&str, &str, &str, Generator)] = &[
         "https://tool.example/releases/",
         "utf-8",
         kinds::releases,
+    ),
+    (
+        "calendar",
+        "https://town.example/events/",
+        "utf-8",
+        series::calendar,
+    ),
+    (
+        "blog-archive",
+        "https://notes.example/",
+        "utf-8",
+        series::blog_archive,
+    ),
+    (
+        "downloads",
+        "https://tool.example/download/",
+        "utf-8",
+        series::downloads,
+    ),
+    (
+        "notices-table",
+        "https://gov.example/notice/list.asp",
+        "utf-8",
+        series::notices_table,
     ),
 ];
 
@@ -147,9 +174,10 @@ pub fn generate(dir: &Path, seed: u64, versions: usize) -> Result<(), Error> {
         "biglist": {"not_entries": ["/full$"]},
         "redesign": {"not_entries": [], "chrome_steps": [REDESIGN_AT - 1]},
     });
-    if let (Some(all), serde_json::Value::Object(more)) = (labels.as_object_mut(), kinds::labels())
-    {
-        all.extend(more);
+    for more in [kinds::labels(), series::labels()] {
+        if let (Some(all), serde_json::Value::Object(more)) = (labels.as_object_mut(), more) {
+            all.extend(more);
+        }
     }
     write(&dir.join("labels.json"), labels.to_string().as_bytes())
 }
