@@ -260,8 +260,12 @@ pub async fn run(
         let (store2, id) = (store.clone(), watch.id.clone());
         crate::cpu::run(move || store2.commit_check(&id, &prev, &state, &record)).await?;
         // The items are stored; their articles come after (a crash keeps the queue).
+        // A failure to store them is not the check's: its items stand, and the queue
+        // is still there for the next check.
         if wanted && !pending.is_empty() {
-            crate::fulltext::fill(store, fetcher, &watch.id, &pending).await?;
+            if let Err(e) = crate::fulltext::fill(store, fetcher, &watch.id, &pending).await {
+                tracing::warn!(id = %watch.id, error = %e, "cannot store the full text");
+            }
         }
     }
     Ok(report)

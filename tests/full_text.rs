@@ -364,7 +364,8 @@ async fn post(c: &reqwest::Client, url: &str, body: &Value) -> (u16, Value) {
 }
 
 #[tokio::test]
-async fn the_setting_through_the_api_and_opml() {
+#[allow(clippy::too_many_lines, reason = "one walk through every surface")]
+async fn the_setting_through_the_api_opml_and_the_web_forms() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -455,6 +456,26 @@ async fn the_setting_through_the_api_and_opml() {
         .expect("patch");
     let w: Value = r.json().await.expect("json");
     assert_eq!(w["content"], "full");
+
+    // The web page's add form offers it, and the edit form shows the watch's.
+    let get = |path: String| {
+        let c = c.clone();
+        async move {
+            c.get(path)
+                .send()
+                .await
+                .expect("page")
+                .text()
+                .await
+                .expect("text")
+        }
+    };
+    assert!(get(format!("{base}/")).await.contains("name=\"content\""));
+    let page = get(format!("{base}/watches/{id}")).await;
+    assert!(
+        page.contains("<option value=\"full\" selected>"),
+        "the edit form: {page}"
+    );
 }
 
 #[test]
