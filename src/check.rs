@@ -143,6 +143,10 @@ pub fn settle(
             outcome = Outcome::Updated;
         }
     }
+    // A full-text watch's new items wait for their article, committed with them.
+    if watch.options.content == crate::model::Content::Full && !report.new_items.is_empty() {
+        crate::fulltext::queue(&mut st.full_text, &report.new_items);
+    }
     let strategy = watch.strategy.unwrap_or(sched.strategy);
     let obs = Observation { outcome, new_links };
     let secs = schedule::plan(
@@ -250,8 +254,19 @@ pub async fn run(
     }
     if !dry_run {
         // The batch and its flush wait for the disk: on the CPU pool too.
-        let (store, id) = (store.clone(), watch.id.clone());
-        crate::cpu::run(move || store.commit_check(&id, &prev, &state, &record)).await?;
+        let pending = state.full_text.clone();
+        let wanted =
+            watch.options.content == crate::model::Content::Full && state.status != Status::Error;
+        let (store2, id) = (store.clone(), watch.id.clone());
+        crate::cpu::run(move || store2.commit_check(&id, &prev, &state, &record)).await?;
+        // The items are stored; their articles come after (a crash keeps the queue).
+        // A failure to store them is not the check's: its items stand, and the queue
+        // is still there for the next check.
+        if wanted && !pending.is_empty() {
+            if let Err(e) = crate::fulltext::fill(store, fetcher, &watch.id, &pending).await {
+                tracing::warn!(id = %watch.id, error = %e, "cannot store the full text");
+            }
+        }
     }
     Ok(report)
 }

@@ -27,6 +27,9 @@ pub struct NewWatchBody {
     pub backfill: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
+    /// What items carry: `summary` (the default) or `full` (the article of each page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
 }
 
 /// A field that may be absent (leave it), `null` (clear it) or a value.
@@ -105,6 +108,9 @@ pub struct EditBody {
         skip_serializing_if = "Option::is_none"
     )]
     pub timezone: Option<Option<String>>,
+    /// `summary` or `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
 }
 
 /// A watch as the API shows it.
@@ -122,6 +128,12 @@ pub struct WatchJson {
     /// The last render of the page in the browser since the service started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_render: Option<RenderJson>,
+    /// What items carry: summary, or full (the article of each item's page).
+    #[serde(default = "summary")]
+    pub content: String,
+    /// Items waiting for their article (full text).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub full_text_pending: usize,
     pub feed_url: String,
     pub feeds: FeedUrls,
     pub created: String,
@@ -163,6 +175,18 @@ pub struct WatchJson {
     /// The last webhook delivery, and why it failed (`null`: delivered).
     pub webhook_at: Option<String>,
     pub webhook_error: Option<String>,
+}
+
+fn summary() -> String {
+    "summary".to_owned()
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The last render of a watch's page.

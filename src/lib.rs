@@ -26,6 +26,7 @@ pub mod error;
 pub mod eval;
 pub mod extract;
 pub mod fetch;
+pub mod fulltext;
 pub mod hash;
 pub mod metrics;
 pub mod model;

@@ -114,7 +114,71 @@ pub struct WatchOptions {
     /// IANA time zone of the times shown for this watch; `None`: `server.timezone`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+    /// What an item carries: the entry's summary, or the full article fetched from its
+    /// page. Absent (summary) in stores written before it existed.
+    #[serde(default, skip_serializing_if = "Content::is_summary")]
+    pub content: Content,
 }
+
+/// What a watch's items carry (`content`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Content {
+    /// Title, link and what the entry's block on the list page says (the default).
+    #[default]
+    Summary,
+    /// Also the main article of each new item's own page, fetched once.
+    Full,
+}
+
+impl Content {
+    pub const NAMES: &'static str = "summary, full";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Summary => "summary",
+            Self::Full => "full",
+        }
+    }
+
+    /// Parses a setting as users write it.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "summary" => Some(Self::Summary),
+            "full" => Some(Self::Full),
+            _ => None,
+        }
+    }
+
+    #[allow(
+        clippy::trivially_copy_pass_by_ref,
+        reason = "serde's skip_serializing_if passes a reference"
+    )]
+    pub fn is_summary(&self) -> bool {
+        *self == Self::Summary
+    }
+}
+
+/// An item of a `full` watch whose article is still to be fetched: committed with the
+/// item, so a crash loses neither; tried on later checks until it has its article or
+/// has failed [`FULL_TEXT_TRIES`] times.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingText {
+    /// The item's id.
+    pub item: String,
+    /// The item's link: the page whose article is fetched.
+    pub url: String,
+    /// Failed fetches so far.
+    #[serde(default)]
+    pub tries: u8,
+}
+
+/// Fetches of an item's article before it keeps its summary for good.
+pub const FULL_TEXT_TRIES: u8 = 3;
+/// Article fetches one check of a watch makes at most; the rest wait for the next check.
+pub const FULL_TEXT_PER_CHECK: usize = 10;
+/// Items of a watch waiting for their article at most (the oldest go first).
+pub const FULL_TEXT_QUEUE: usize = 200;
 
 /// How a watch's page is read (`render`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -297,5 +361,20 @@ mod tests {
         };
         let back: Item = serde_json::from_str(&serde_json::to_string(&full).unwrap()).unwrap();
         assert_eq!(back, full);
+    }
+
+    #[test]
+    fn a_watch_stored_before_the_content_setting_decodes_as_summary() {
+        let old = r#"{"id":"0123456789ab","url":"https://example.org/","title":null,"depth":1,"select":null,"keywords":[],"created":1700000000,"tags":["news"]}"#;
+        let w: Watch = serde_json::from_str(old).unwrap();
+        assert_eq!(w.options.content, Content::Summary);
+        assert_eq!(w.options.tags, ["news"]);
+        // a summary watch is written as before; a full one says so and reads back
+        assert!(!serde_json::to_string(&w).unwrap().contains("content"));
+        let mut full = w;
+        full.options.content = Content::Full;
+        let text = serde_json::to_string(&full).unwrap();
+        assert!(text.contains(r#""content":"full""#), "{text}");
+        assert_eq!(serde_json::from_str::<Watch>(&text).unwrap(), full);
     }
 }

@@ -16,8 +16,8 @@ mod request;
 )]
 use request::*;
 pub use request::{
-    tag_from_folder, validate_tags, validate_timezone, Edited, NewWatch, WatchEdit, MAX_BACKFILL,
-    MAX_URL_BYTES,
+    parse_content, tag_from_folder, validate_tags, validate_timezone, Edited, NewWatch, WatchEdit,
+    MAX_BACKFILL, MAX_URL_BYTES,
 };
 
 use crate::check::{self, CheckReport};
@@ -140,6 +140,7 @@ impl App {
             render: req.render.unwrap_or_default(),
             options: crate::model::WatchOptions {
                 tags: validate_tags(&req.tags)?,
+                content: req.content.unwrap_or_default(),
                 ..crate::model::WatchOptions::default()
             },
         })
@@ -349,6 +350,9 @@ impl App {
                 None | Some("") => None,
                 Some(name) => Some(validate_timezone(name)?),
             };
+        }
+        if let Some(c) = edit.content {
+            w.options.content = c;
         }
         let rebaselined = w.select != old.select || w.depth != old.depth;
         let resumed = old.options.paused && !w.options.paused;

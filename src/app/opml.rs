@@ -38,6 +38,16 @@ impl App {
                     }
                 }
             };
+            let content = match e.content.as_deref().map(super::parse_content).transpose() {
+                Ok(c) => c,
+                Err(err) => {
+                    report.rejected.push(Rejected {
+                        url: without_credentials(&e.url),
+                        error: err.to_string(),
+                    });
+                    continue;
+                }
+            };
             let req = NewWatch {
                 url: e.url.clone(),
                 title: e.title,
@@ -47,6 +57,7 @@ impl App {
                     .filter_map(|t| crate::app::tag_from_folder(t))
                     .collect(),
                 render,
+                content,
                 ..NewWatch::default()
             };
             match self.validate(&req) {

@@ -24,6 +24,18 @@ pub struct NewWatch {
     pub backfill: Option<u32>,
     /// Tags, as users write them ([`validate_tags`]).
     pub tags: Vec<String>,
+    /// What items carry; `None`: the summary.
+    pub content: Option<crate::model::Content>,
+}
+
+/// A `content` setting as users write it; anything else is bad input.
+pub fn parse_content(name: &str) -> Result<crate::model::Content, AppError> {
+    crate::model::Content::parse(name).ok_or_else(|| {
+        AppError::BadInput(format!(
+            "content `{name}` is not one of {}",
+            crate::model::Content::NAMES
+        ))
+    })
 }
 
 /// The watch a `POST /api/watches` body (or `sitefeed add`) asks for; an unknown
@@ -60,6 +72,7 @@ impl TryFrom<crate::dto::NewWatchBody> for NewWatch {
             render,
             backfill: b.backfill,
             tags: b.tags.unwrap_or_default(),
+            content: b.content.as_deref().map(parse_content).transpose()?,
         })
     }
 }
@@ -82,6 +95,7 @@ impl From<RawWatch> for NewWatch {
             render: w.render.as_deref().and_then(crate::model::Render::parse),
             backfill: None,
             tags: w.tags.unwrap_or_default(),
+            content: w.content.as_deref().and_then(crate::model::Content::parse),
         }
     }
 }
@@ -239,6 +253,8 @@ pub struct WatchEdit {
     pub webhook: Option<Option<String>>,
     /// An IANA time zone name (`Europe/Berlin`) for the times shown of this watch.
     pub timezone: Option<Option<String>>,
+    /// What items carry from now on (items already stored keep what they have).
+    pub content: Option<crate::model::Content>,
 }
 
 /// What an edit did.

@@ -177,6 +177,10 @@ pub struct AddArgs {
     /// headless Chromium) or auto (the browser only for an empty application shell).
     #[arg(long, value_parser = ["plain", "browser", "auto"])]
     pub render: Option<String>,
+    /// What items carry: summary (default: what the list page says of each entry) or
+    /// full (the article of each new item's page, fetched once).
+    #[arg(long, value_parser = ["summary", "full"])]
+    pub content: Option<String>,
     /// After the first check, show the page's first N entries as items (instead of
     /// one "now watched" item) until the first new one.
     #[arg(long, value_name = "N")]
@@ -199,6 +203,7 @@ impl AddArgs {
             render: self.render,
             backfill: self.backfill,
             tags: self.tags.as_deref().map(split_list),
+            content: self.content,
         }
     }
 }
@@ -249,6 +254,9 @@ pub struct EditArgs {
     /// server's).
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// What new items carry: summary, or full (the article of each item's page).
+    #[arg(long, value_parser = ["summary", "full"])]
+    pub content: Option<String>,
 }
 
 impl EditArgs {
@@ -272,6 +280,7 @@ impl EditArgs {
             error_item: self.error_item.as_ref().map(|v| v == "on"),
             webhook: text(&self.webhook),
             timezone: text(&self.timezone),
+            content: self.content.clone(),
         }
     }
 }

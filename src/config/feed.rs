@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{duration, Bad, ConfigError};
-use crate::model::{Render, Strategy, ITEMS_KEPT};
+use crate::model::{Content, Render, Strategy, ITEMS_KEPT};
 
 const DEFAULT_MAX_ITEMS: usize = 100;
 
@@ -61,6 +61,8 @@ pub struct RawWatch {
     pub tags: Option<Vec<String>>,
     /// plain | browser | auto; default plain.
     pub render: Option<String>,
+    /// summary | full; default summary.
+    pub content: Option<String>,
 }
 
 /// Checks the strategy and render names and the depth of each declared watch.
@@ -79,6 +81,14 @@ pub(super) fn validate_watches(watches: &[RawWatch], bad: Bad<'_>) -> Result<(),
                 return Err(bad(
                     &format!("watch[{i}].render"),
                     format!("`{name}` is not one of {}", Render::NAMES),
+                ));
+            }
+        }
+        if let Some(name) = w.content.as_deref() {
+            if Content::parse(name).is_none() {
+                return Err(bad(
+                    &format!("watch[{i}].content"),
+                    format!("`{name}` is not one of {}", Content::NAMES),
                 ));
             }
         }

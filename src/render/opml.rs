@@ -8,7 +8,7 @@
 //! `xmlUrl`; outlines with neither (folders, separators) are not pages, but their names
 //! become the tags of the pages inside them, with those of `category`.
 //! A watch that does not read its page plainly carries `render="browser"` (or `"auto"`),
-//! read back on import.
+//! read back on import; one whose items carry the full article, `content="full"`.
 
 use std::fmt::Write as _;
 
@@ -32,6 +32,8 @@ pub struct OpmlEntry {
     pub tags: Vec<String>,
     /// The outline's `render` (plain, browser, auto), trimmed; not checked here.
     pub render: Option<String>,
+    /// The outline's `content` (summary, full), trimmed; not checked here.
+    pub content: Option<String>,
 }
 
 /// Why an OPML document was rejected. Each message says what is wrong and where.
@@ -102,10 +104,15 @@ pub fn opml_export(watches: &[(Watch, String)], base_url: &str, key_query: &str)
         } else {
             format!(" render=\"{}\"", watch.render.as_str())
         };
+        let content = if watch.options.content.is_summary() {
+            String::new()
+        } else {
+            format!(" content=\"{}\"", watch.options.content.as_str())
+        };
         // Writing into a String cannot fail.
         let _ = writeln!(
             out,
-            "{indent}<outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{category}{render}/>"
+            "{indent}<outline type=\"rss\" text=\"{title}\" title=\"{title}\" xmlUrl=\"{xml_url}\" htmlUrl=\"{html_url}\"{category}{render}{content}/>"
         );
     }
     if folder.is_some() {
@@ -236,6 +243,7 @@ pub fn opml_parse(text: &str) -> Result<Vec<OpmlEntry>, OpmlError> {
 fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>), String> {
     let (mut html_url, mut xml_url, mut title, mut text, mut category, mut render) =
         (None, None, None, None, None, None);
+    let mut content = None;
     for attribute in element.attributes() {
         let attribute = attribute.map_err(|e| e.to_string())?;
         let value = attribute.unescape_value().map_err(|e| e.to_string())?;
@@ -247,6 +255,7 @@ fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>
             b"text" => &mut text,
             b"category" => &mut category,
             b"render" => &mut render,
+            b"content" => &mut content,
             _ => continue,
         };
         let value = value.trim();
@@ -270,6 +279,7 @@ fn read_attrs(element: &BytesStart) -> Result<(Option<OpmlEntry>, Option<String>
             title: label.clone(),
             tags,
             render,
+            content,
         }),
         label,
     ))

@@ -473,12 +473,14 @@ fn opml_export_round_trips() {
                 title: Some("News & <Views> \"quoted\"\tand\nlines".to_owned()),
                 tags: Vec::new(),
                 render: None,
+                content: None,
             },
             OpmlEntry {
                 url: b.url.clone(),
                 title: Some(b.url.clone()),
                 tags: Vec::new(),
                 render: None,
+                content: None,
             },
         ]
     );
@@ -556,18 +558,21 @@ fn opml_parse_finds_nested_outlines_and_skips_folders() {
                 title: Some("A feed".to_owned()),
                 tags: vec!["Tech".to_owned()],
                 render: None,
+                content: None,
             },
             OpmlEntry {
                 url: "https://b.example/".to_owned(),
                 title: Some("B".to_owned()),
                 tags: vec!["Tech".to_owned(), "Deeper".to_owned()],
                 render: None,
+                content: None,
             },
             OpmlEntry {
                 url: "https://c.example/?x=1&y=2".to_owned(),
                 title: Some("C & D".to_owned()),
                 tags: Vec::new(),
                 render: None,
+                content: None,
             },
         ]
     );

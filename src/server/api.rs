@@ -78,6 +78,8 @@ pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> W
         keywords: w.keywords.clone(),
         render: w.render.as_str().to_owned(),
         last_render: last_render(app, w),
+        content: w.options.content.as_str().to_owned(),
+        full_text_pending: s.map_or(0, |s| s.full_text.len()),
         feed_url: app.feed_url_at(base, &w.id, "xml"),
         feeds: FeedUrls {
             rss: app.feed_url_at(base, &w.id, "xml"),
@@ -284,6 +286,11 @@ pub fn watch_edit(b: EditBody) -> Result<crate::app::WatchEdit, AppError> {
         error_item: b.error_item,
         webhook: b.webhook,
         timezone: b.timezone,
+        content: b
+            .content
+            .as_deref()
+            .map(crate::app::parse_content)
+            .transpose()?,
     })
 }
 

@@ -79,6 +79,84 @@ pub(super) fn kept_from(seq: u64) -> u64 {
 }
 
 impl Store {
+    /// Adds the full text of stored items and replaces the watch's queue of items still
+    /// waiting for theirs (`WatchState::full_text`), in one atomic batch, flushed. Each
+    /// `(item id, article HTML)` goes to the stored item with that id (one by one or
+    /// packed) unless it already carries content: an article is stored once. A change
+    /// bumps the feed stamp, so the feeds' ETags move. Items are committed first by the
+    /// check as ever; this comes after, so a crash between the two loses no item.
+    pub fn add_full_text(
+        &self,
+        id: &WatchId,
+        contents: &[(String, String)],
+        pending: &[crate::model::PendingText],
+    ) -> Result<(), StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.add_full_text(id, contents, pending);
+        }
+        self.shared
+            .health
+            .guard(|| self.add_full_text_unguarded(id, contents, pending))
+    }
+
+    fn add_full_text_unguarded(
+        &self,
+        id: &WatchId,
+        contents: &[(String, String)],
+        pending: &[crate::model::PendingText],
+    ) -> Result<(), StoreError> {
+        let Some(mut state) = self.state(id)? else {
+            return Err(StoreError::NoWatch(id.clone()));
+        };
+        let db = self.db()?;
+        let mut batch = sled::Batch::default();
+        let by_id: HashMap<&str, &str> = contents
+            .iter()
+            .map(|(i, c)| (i.as_str(), c.as_str()))
+            .collect();
+        let fill = |item: &mut Item| -> bool {
+            match by_id.get(item.id.as_str()) {
+                Some(&c) if item.content.is_none() => {
+                    item.content = Some(c.to_owned());
+                    true
+                }
+                _ => false,
+            }
+        };
+        let mut added = false;
+        if !by_id.is_empty() {
+            for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
+                let (k, v) = kv?;
+                let mut item: Item = decode(&k, &v)?;
+                if fill(&mut item) {
+                    batch.insert(k, encode(&item));
+                    added = true;
+                }
+            }
+            for kv in db.scan_prefix(keys::watch_key(keys::ITEM_CHUNK, id)) {
+                let (k, v) = kv?;
+                let n = chunk_span(&k, &v)?;
+                let mut items = decode_chunk(&k, &v)?;
+                let mut changed = false;
+                for item in &mut items {
+                    changed |= fill(item);
+                }
+                if changed {
+                    batch.insert(k, encode_chunk(&items, n));
+                    added = true;
+                }
+            }
+        }
+        state.full_text = pending.to_vec();
+        batch.insert(keys::watch_key(keys::STATE, id), encode(&state));
+        if added {
+            self.bump_feed(&mut batch, id, &state)?;
+        }
+        db.apply_batch(batch)?;
+        db.flush()?;
+        Ok(())
+    }
+
     /// Up to `limit` items, newest first.
     pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, StoreError> {
         if let Some(pg) = &self.pg {

@@ -133,6 +133,10 @@ pub struct WatchState {
     pub webhook_at: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_error: Option<String>,
+    /// Items of a `full` watch still waiting for their article, oldest first (queued by
+    /// the check that stored them, taken off by [`Store::add_full_text`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub full_text: Vec<crate::model::PendingText>,
 }
 
 /// One watch's past as the analysis reads it ([`crate::analysis::History`]).
@@ -211,6 +215,7 @@ impl WatchState {
             error_since: None,
             webhook_at: None,
             webhook_error: None,
+            full_text: Vec::new(),
         }
     }
 }

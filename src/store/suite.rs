@@ -172,3 +172,72 @@ both!(pause_rebaseline_and_removal, |s: &Store| {
         Err(StoreError::NoWatch(_))
     ));
 });
+
+both!(
+    full_text_joins_stored_items_once_and_moves_the_feed_stamp,
+    |s: &Store| {
+        use crate::model::PendingText;
+        let w = watch("http://a.example/");
+        s.insert_watch(&w, &state(10)).expect("insert");
+        // Enough items that the oldest are packed (sled) as well as one by one.
+        let urls: Vec<String> = (0..250).map(|i| format!("http://a.example/{i}")).collect();
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let st = check(s, &w, 20, 100, &refs);
+        let pending = |u: &str| PendingText {
+            item: Item::id_for(u),
+            url: u.to_owned(),
+            tries: 0,
+        };
+        let (old, new) = (&urls[3], &urls[249]);
+        let stamp = s.feed_stamp(&w.id).expect("stamp").expect("present");
+        s.add_full_text(
+            &w.id,
+            &[
+                (Item::id_for(old), "<p>old article</p>".to_owned()),
+                (Item::id_for(new), "<p>new article</p>".to_owned()),
+            ],
+            &[pending(&urls[7])],
+        )
+        .expect("add");
+        let content = |u: &str| {
+            s.items(&w.id, 1000)
+                .expect("items")
+                .into_iter()
+                .find(|i| i.link == u)
+                .expect("item")
+                .content
+        };
+        assert_eq!(content(old).as_deref(), Some("<p>old article</p>"));
+        assert_eq!(content(new).as_deref(), Some("<p>new article</p>"));
+        assert_eq!(content(&urls[5]), None);
+        assert_eq!(s.items(&w.id, 1000).expect("items").len(), 250);
+        let after = s.state(&w.id).expect("state").expect("present");
+        assert_eq!(after.full_text, vec![pending(&urls[7])]);
+        let mut same = after.clone();
+        same.full_text = st.full_text.clone();
+        assert_eq!(same, st, "nothing else of the state changes");
+        let moved = s.feed_stamp(&w.id).expect("stamp").expect("present");
+        assert!(moved.seq > stamp.seq, "the feed's ETag moves");
+
+        // Stored once: a second article for the same item changes nothing, nor the stamp;
+        // the queue is still replaced.
+        s.add_full_text(
+            &w.id,
+            &[(Item::id_for(new), "<p>again</p>".to_owned())],
+            &[],
+        )
+        .expect("again");
+        assert_eq!(content(new).as_deref(), Some("<p>new article</p>"));
+        assert_eq!(s.feed_stamp(&w.id).expect("stamp").expect("present"), moved);
+        assert!(s
+            .state(&w.id)
+            .expect("state")
+            .expect("present")
+            .full_text
+            .is_empty());
+        assert!(matches!(
+            s.add_full_text(&watch("http://gone.example/").id, &[], &[]),
+            Err(StoreError::NoWatch(_))
+        ));
+    }
+);

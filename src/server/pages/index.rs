@@ -31,6 +31,7 @@ pub(super) struct AddForm {
     backfill: Option<String>,
     tags: Option<String>,
     render: Option<String>,
+    content: Option<String>,
     csrf: Option<String>,
 }
 
@@ -69,6 +70,14 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
                     select name="render" {
                         @for (r, text) in [("plain", "as served"), ("browser", "in the browser (scripts run)"), ("auto", "in the browser if it is an empty app shell")] {
                             option value=(r) selected[render == r] { (text) }
+                        }
+                    }
+                }
+                @let content = f.content.clone().unwrap_or_else(|| "summary".into());
+                label { "Items carry "
+                    select name="content" {
+                        @for (c, text) in [("summary", "the summary on the page"), ("full", "the full article (fetched from each item's page)")] {
+                            option value=(c) selected[content == c] { (text) }
                         }
                     }
                 }
@@ -312,6 +321,15 @@ pub(super) async fn add(
                 None | Some("") => None,
                 Some(r) => Some(crate::model::Render::parse(r).ok_or_else(|| {
                     format!("read `{r}` is not one of {}", crate::model::Render::NAMES)
+                })?),
+            },
+            content: match f.content.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(c) => Some(crate::model::Content::parse(c).ok_or_else(|| {
+                    format!(
+                        "content `{c}` is not one of {}",
+                        crate::model::Content::NAMES
+                    )
                 })?),
             },
         })

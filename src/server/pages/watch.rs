@@ -39,6 +39,11 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
             crate::model::Render::Auto => p #render { "Read as served, and in the headless browser when that is an empty application shell." },
             crate::model::Render::Plain => {},
         }
+        @if w.options.content == crate::model::Content::Full {
+            p #content { "Items carry the full article of their page, fetched once for each new item"
+                @if let Some(n) = s.map(|s| s.full_text.len()).filter(|n| *n > 0) { " (" (n) " waiting)" }
+                "." }
+        }
         @if let Some(r) = crate::server::api::last_render(app, w) {
             p #last-render {
                 "Last render: " (r.ms) " ms, " @if r.ok { "ok" } @else { span.err { "failed" } }
@@ -76,6 +81,14 @@ fn edit_form(ctx: &Ctx, w: &Watch) -> Markup {
                     " Say so in the feed when the page keeps failing" }
                 label { "Webhook " input name="webhook" type="url" placeholder="https://example.org/hook" value=(w.options.webhook.clone().unwrap_or_default()); }
                 label { "Time zone " input name="timezone" placeholder="the server's" value=(w.options.timezone.clone().unwrap_or_default()); }
+                br;
+                label { "Items carry "
+                    select name="content" {
+                        @for (c, text) in [(crate::model::Content::Summary, "the summary on the page"), (crate::model::Content::Full, "the full article (fetched from each new item's page)")] {
+                            option value=(c.as_str()) selected[w.options.content == c] { (text) }
+                        }
+                    }
+                }
                 button type="submit" { "Save" }
                 p.muted { "A new selector or depth re-baselines the watch: its next check records the page "
                     "again, and nothing already on it becomes an item." }
@@ -271,6 +284,7 @@ pub(super) struct EditForm {
     error_item: Option<String>,
     webhook: Option<String>,
     timezone: Option<String>,
+    content: Option<String>,
 }
 
 impl CsrfField for EditForm {
@@ -311,6 +325,12 @@ impl EditForm {
             webhook: text(&self.webhook),
             timezone: text(&self.timezone),
             depth: number::<u8>("depth", self.depth.as_deref())?,
+            content: self
+                .content
+                .as_deref()
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
             ..EditBody::default()
         })
     }

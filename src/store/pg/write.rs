@@ -303,6 +303,55 @@ impl PgStore {
         })
     }
 
+    /// As [`crate::store::Store::add_full_text`]: the articles into the items that have
+    /// none yet, the queue into the state, a new change sequence when an item changed.
+    pub fn add_full_text(
+        &self,
+        id: &WatchId,
+        contents: &[(String, String)],
+        pending: &[crate::model::PendingText],
+    ) -> Result<(), StoreError> {
+        let key = id.as_str().to_owned();
+        let (ids, texts): (Vec<String>, Vec<String>) = contents.iter().cloned().unzip();
+        let pending = pending.to_vec();
+        self.write(move |db| async move {
+            let mut c = db.pool.get().await?;
+            let tx = c.transaction().await?;
+            let Some(row) = tx
+                .query_opt(
+                    "SELECT state FROM watches WHERE id = $1 FOR UPDATE",
+                    &[&key],
+                )
+                .await?
+            else {
+                return Err(StoreError::NoWatch(watch_id(key)?));
+            };
+            let mut state: WatchState = from_json(&key, row.get(0))?;
+            state.full_text = pending;
+            let added = if ids.is_empty() {
+                0
+            } else {
+                tx.execute(
+                    "UPDATE items SET item = jsonb_set(item, '{content}', to_jsonb(t.content))
+                     FROM unnest($2::text[], $3::text[]) AS t(id, content)
+                     WHERE items.watch_id = $1 AND items.item_id = t.id
+                       AND items.item->'content' IS NULL",
+                    &[&key, &ids, &texts],
+                )
+                .await?
+            };
+            tx.execute(
+                "UPDATE watches SET state = $2,
+                     change_seq = CASE WHEN $3 THEN nextval('feed_seq') ELSE change_seq END
+                 WHERE id = $1",
+                &[&key, &to_json(&state), &(added > 0)],
+            )
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
     pub fn set_webhook_outcome(
         &self,
         id: &WatchId,
