@@ -523,7 +523,12 @@ pub fn decide<E>(
         // A pager slot is a bare link; an entry whose block holds a date or a summary and
         // whose title recurs under a new URL of the same shape is the next instance of a
         // series (a weekly event, a monthly report), not a pager.
-        if structural == Verdict::Item && pager.contains(l.text.as_str()) && !lists.rich(i) {
+        // A bare link whose text has no letters is a page number ("6", "»"), not a title.
+        let letterless = !l.text.chars().any(char::is_alphabetic);
+        if structural == Verdict::Item
+            && (pager.contains(l.text.as_str()) || letterless)
+            && !lists.rich(i)
+        {
             structural = Verdict::Pager;
         }
         if structural == Verdict::Item && lists.entries.main[lists.entries.entry_of[i]] == i {

@@ -268,6 +268,27 @@ fn a_release_whose_files_stand_in_list_items_is_one_entry() {
 }
 
 #[test]
+fn a_new_page_number_is_no_entry_but_a_numbered_notice_is() {
+    // A list that grows past another page: its pager gains the link "11".
+    let list = "<ul class=news><li><a href=/n/council-approves-the-budget>Council approves the budget</a></li>\
+        <li><a href=/n/library-opens-on-sundays>Library opens on Sundays</a></li></ul>";
+    let pager = (2..=11)
+        .map(|k| format!("<a href=/news/page/{k}/>{k}</a>"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let html = format!("{list}<div class=pages>{pager}</div>");
+    assert!(items_of(&html, &|u: &str| u.ends_with("/11/")).is_empty());
+    // A table of documents whose number is the link and whose subject stands beside it.
+    let docs = "<table><tr><td><a href=/doc/2024-0123>2024/0123</a></td><td>Budget of the year</td></tr>\
+        <tr><td><a href=/doc/2024-0122>2024/0122</a></td><td>Minutes of the May meeting</td></tr>\
+        <tr><td><a href=/doc/2024-0121>2024/0121</a></td><td>Road works on the bridge</td></tr></table>";
+    assert_eq!(
+        items_of(docs, &|u: &str| u.ends_with("0123")),
+        ["2024/0123"]
+    );
+}
+
+#[test]
 fn grouping_never_panics_on_mismatched_contexts() {
     let (links, _) = page("<a href=/a>a</a><a href=/b>b</a>");
     let e = group(&links, &[None, None]);
