@@ -38,6 +38,7 @@ use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::urls::{ancestors, url_shape};
 use super::{group, moved_slots, url_kind, Structure};
 use crate::model::Link;
 
@@ -177,42 +178,6 @@ fn title_key(s: &str) -> String {
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// The shape of a URL that entries share: host, path depth and what names the page: 1 a
-/// query with a number (`?id=123`), 2 a number, 3 a slug of several words, 4 a word with
-/// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
-fn url_shape(url: &str) -> (String, usize, u8) {
-    let Ok(u) = url::Url::parse(url) else {
-        return (String::new(), 0, 0);
-    };
-    let segs: Vec<&str> = u
-        .path_segments()
-        .map_or_else(Vec::new, |s| s.filter(|x| !x.is_empty()).collect());
-    let last = segs.last().copied().unwrap_or("");
-    let stem = last.split('.').next().unwrap_or(last);
-    let tokens = last
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .count();
-    let digits = stem.chars().filter(char::is_ascii_digit).count();
-    let class = if u
-        .query()
-        .is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit()))
-    {
-        1
-    } else if last.is_empty() {
-        0
-    } else if digits > 0 && digits == stem.chars().count() {
-        2
-    } else if tokens >= 3 {
-        3
-    } else if digits > 0 {
-        4
-    } else {
-        5
-    };
-    (u.host_str().unwrap_or("").to_owned(), segs.len(), class)
 }
 
 /// Per role of main links: how many entries, how many hold content, title widths.
@@ -405,18 +370,6 @@ impl<'a> Lists<'a> {
             Verdict::Item
         }
     }
-}
-
-/// The folders strictly above a URL's path, below the site's root, each with its closing
-/// slash (`https://h/a/`, `https://h/a/b/` for `https://h/a/b/c`).
-fn ancestors(url: &str) -> impl Iterator<Item = String> + '_ {
-    let start = url.find("://").map_or(0, |p| p + 3);
-    let end = url.find(['?', '#']).unwrap_or(url.len());
-    let path_at = url[start..end].find('/').map_or(end, |p| start + p);
-    url[path_at..end]
-        .char_indices()
-        .filter(move |&(k, c)| c == '/' && k > 0 && path_at + k + 1 < end)
-        .map(move |(k, _)| url[..=path_at + k].to_owned())
 }
 
 /// A list role whose blocks hold content, or, bare, whose titles are wide or whose URLs

@@ -31,13 +31,16 @@ pub mod date;
 pub mod decide;
 pub mod hygiene;
 pub mod structure;
+mod urls;
 
 use std::collections::BTreeSet;
 
 use crate::hash::{HashMap, HashSet};
 
 use crate::model::Link;
+
 pub use structure::{anchor_context, Blocks, Context, PageText, Structure};
+pub(crate) use urls::{shape, url_kind};
 
 /// The entries of a page: which entry each link belongs to, and each entry's main link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -311,25 +314,6 @@ fn attach_labels(
     }
 }
 
-/// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
-/// `?page=2&before=5040` have one shape.
-pub(crate) fn shape(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    let mut in_digits = false;
-    for c in url.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('0');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
-    }
-    out
-}
-
 /// The texts that stand once on each page, on URLs of one shape ([`shape`]), the old URL
 /// gone from the new page.
 pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
@@ -365,20 +349,6 @@ pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str>
         .filter(|l| per_shape.get(&shape(&l.url)).is_some_and(|&c| c >= 2))
         .map(|l| l.text.as_str())
         .collect()
-}
-
-/// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
-pub(crate) fn url_kind(url: &str) -> &str {
-    let after_host = url.find("://").map_or(0, |p| p + 3);
-    let path = url[after_host..]
-        .find('/')
-        .map_or(url.len(), |p| after_host + p);
-    let rest = &url[path..];
-    let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
-    match rest[1.min(rest.len())..].find('/') {
-        Some(p) => &url[..path + 1 + p],
-        None => &url[..path],
-    }
 }
 
 /// How many roles a watch remembers.
