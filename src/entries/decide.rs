@@ -25,11 +25,15 @@
 //! - **Chrome regions** (`nav`, `header`, `footer`, `aside` and their landmark roles;
 //!   on a page whose `main` element holds an entry list, every list outside `main`),
 //!   image-only main links, facets (kinds of URL that entries use as secondary links:
-//!   authors, nodes, tags) and pager slots that moved are never items.
+//!   authors, nodes, tags), folders above the page's entries (an archive month), bare
+//!   links whose text has no letters (page numbers) and pager slots that moved are never
+//!   items.
 //! - **Identity by title.** A new URL whose title is distinctive (unique on both pages,
 //!   long enough, not a number or a date) and stood on the previous page under a URL now
 //!   gone is the same entry moved (a theme upgrade that changed every permalink), not
-//!   a new one.
+//!   a new one; when only the URL's numbers changed, only if the whole step is such moves
+//!   (a renumbered site), since that is also how the next instance of a recurring entry
+//!   looks.
 //!
 //! There is no page-wide "layout change" switch: a redesign emits its real new entries
 //! and drops its chrome, link by link.
