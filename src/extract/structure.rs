@@ -229,14 +229,6 @@ pub struct Structure {
     pub main: Option<u32>,
 }
 
-impl Structure {
-    /// Whether the element chain `path` (a [`Context::path`]) runs through the page's
-    /// `main` element; `None` when the page has none.
-    pub fn in_main(&self, path: &[u32]) -> Option<bool> {
-        self.main.map(|m| path.contains(&m))
-    }
-}
-
 /// What the elements of a page hold besides links: for each element (by instance id),
 /// the letters and digits of visible text outside any link, and the pictures and dates
 /// (`img`, `picture`, `svg`, `video`, `time`) in it and below it. An entry block with a

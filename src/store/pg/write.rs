@@ -317,16 +317,7 @@ impl PgStore {
         self.write(move |db| async move {
             let mut c = db.pool.get().await?;
             let tx = c.transaction().await?;
-            let Some(row) = tx
-                .query_opt(
-                    "SELECT state FROM watches WHERE id = $1 FOR UPDATE",
-                    &[&key],
-                )
-                .await?
-            else {
-                return Err(StoreError::NoWatch(watch_id(key)?));
-            };
-            let mut state: WatchState = from_json(&key, row.get(0))?;
+            let mut state = locked_state(&tx, &key).await?;
             state.full_text = pending;
             let added = if ids.is_empty() {
                 0
@@ -362,16 +353,7 @@ impl PgStore {
         self.write(move |db| async move {
             let mut c = db.pool.get().await?;
             let tx = c.transaction().await?;
-            let Some(row) = tx
-                .query_opt(
-                    "SELECT state FROM watches WHERE id = $1 FOR UPDATE",
-                    &[&key],
-                )
-                .await?
-            else {
-                return Err(StoreError::NoWatch(watch_id(key)?));
-            };
-            let mut state: WatchState = from_json(&key, row.get(0))?;
+            let mut state = locked_state(&tx, &key).await?;
             state.webhook_at = Some(at);
             state.webhook_error = error;
             tx.execute(
@@ -383,4 +365,21 @@ impl PgStore {
             Ok(())
         })
     }
+}
+
+/// The state of watch `key`, its row locked for the rest of the transaction.
+async fn locked_state(
+    tx: &tokio_postgres::Transaction<'_>,
+    key: &str,
+) -> Result<WatchState, StoreError> {
+    let Some(row) = tx
+        .query_opt(
+            "SELECT state FROM watches WHERE id = $1 FOR UPDATE",
+            &[&key],
+        )
+        .await?
+    else {
+        return Err(StoreError::NoWatch(watch_id(key.to_owned())?));
+    };
+    from_json(key, row.get(0))
 }
