@@ -152,8 +152,13 @@ pub async fn fill(
             }
         }
     }
-    let (store, id) = (store.clone(), id.clone());
-    crate::cpu::run(move || store.add_full_text(&id, &found, &left).map(|()| found)).await
+    let (store, id, took) = (store.clone(), id.clone(), pending.to_vec());
+    crate::cpu::run(move || {
+        store
+            .add_full_text(&id, &found, &took, &left)
+            .map(|()| found)
+    })
+    .await
 }
 
 #[cfg(test)]
