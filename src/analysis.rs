@@ -87,6 +87,9 @@ pub struct PageInput<'a> {
     pub force: bool,
     /// The query parameters dropped from links before anything compares them.
     pub tracking: &'a Tracking,
+    /// Gather the page's text too and keep the pass ([`Changed::pass`]): a deep watch's
+    /// crawl reads its own page from it instead of parsing it again.
+    pub keep_pass: bool,
 }
 
 impl std::fmt::Debug for PageInput<'_> {
@@ -138,6 +141,9 @@ pub struct Changed {
     pub entry_roles: Vec<u64>,
     /// A remark on the page for the watch's status.
     pub note: Option<String>,
+    /// The pass over the page as it came (links before the template and link hygiene,
+    /// their structure without entry facts, the text), when [`PageInput::keep_pass`].
+    pub pass: Option<Box<extract::Parsed>>,
 }
 
 /// Analyses a page against the watch's previous state. An inner `Err` is a user-facing
@@ -171,14 +177,14 @@ pub fn analyse<H: History>(
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
     // The one pass over the page: links, their contexts, the page's blocks and what
     // its entries say (summary, date, picture).
-    let parsed = extract::parse(
-        &decoded.text,
-        input.url,
-        selector.as_ref(),
-        extract::Gather::Content,
-    );
-    let (mut page, mut structure) = match parsed {
-        Ok(p) => (p.page, p.structure),
+    let gather = if input.keep_pass {
+        extract::Gather::ContentAndText
+    } else {
+        extract::Gather::Content
+    };
+    let parsed = extract::parse(&decoded.text, input.url, selector.as_ref(), gather);
+    let (mut page, mut structure, text) = match parsed {
+        Ok(p) => (p.page, p.structure, p.text),
         Err(e) => return Ok(Err(e.to_string())),
     };
     if page.links.is_empty() {
@@ -188,6 +194,18 @@ pub fn analyse<H: History>(
             "no links found on the page (is it built by JavaScript?)".into()
         }));
     }
+    // The crawl of a deep watch reads the page as it came (it learns the template from
+    // it): a copy of the pass without the entry facts, which only the analysis reads.
+    let pass = input.keep_pass.then(|| {
+        let facts = structure.facts.take();
+        let copy = Box::new(extract::Parsed {
+            page: page.clone(),
+            structure: structure.clone(),
+            text,
+        });
+        structure.facts = facts;
+        copy
+    });
     // Deep watches: the site's template links and blocks are noise, removed before the
     // denoised fingerprint and the diff.
     if let Some(t) = input.template.filter(|t| !t.is_empty()) {
@@ -327,6 +345,7 @@ pub fn analyse<H: History>(
         note: None,
         links: page.links,
         previous: old,
+        pass,
     }))))
 }
 

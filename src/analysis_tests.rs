@@ -229,6 +229,7 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
         template: None,
         force: false,
         tracking: &crate::entries::hygiene::Tracking::default(),
+        keep_pass: false,
     };
     let a = analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap();
     changed(a.expect("a usable page"))
@@ -439,4 +440,65 @@ fn a_read_more_link_to_the_same_story_is_no_title_edit() {
     assert_eq!(titles, ["Third story of the week"]);
     let retitled: Vec<&str> = second.retitled.iter().map(|i| i.title.as_str()).collect();
     assert_eq!(retitled, ["First story of the week, corrected"]);
+}
+
+/// A deep watch's crawl reads its own page from the analysis's pass: what the analysis
+/// keeps is what a pass of the crawl's own would give (links as the page wrote them,
+/// before link hygiene; their contexts, the blocks, the text), and nothing is kept when
+/// no crawl asks.
+#[test]
+fn the_kept_pass_is_the_crawls_own_reading_of_the_page() {
+    let html = "<html><body><nav><a href=\"/about\">About us</a></nav><main><ul>\
+        <li><a href=\"/a?utm_source=x\">The first story of the day, told at length</a> \
+        <span>a line of teaser text</span></li>\
+        <li><a href=\"/b\">The second story of the day, told at length</a></li>\
+        </ul></main><footer>Footer words</footer></body></html>";
+    let url = Url::parse("https://example.org/news/").unwrap();
+    let fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    let analyse_with = |keep_pass: bool| {
+        let input = PageInput {
+            body: html.as_bytes(),
+            content_type: Some("text/html; charset=utf-8"),
+            url: &url,
+            validators: Validators::default(),
+            template: None,
+            force: false,
+            tracking: &crate::entries::hygiene::Tracking::default(),
+            keep_pass,
+        };
+        let a = analyse(
+            &NoHistory,
+            &watch(),
+            &fresh.prev(),
+            &input,
+            &Params::default(),
+            1,
+        );
+        changed(a.unwrap().expect("a usable page"))
+    };
+    assert!(analyse_with(false).pass.is_none());
+    let kept = analyse_with(true).pass.expect("the pass is kept");
+    let own = extract::parse(html, &url, None, extract::Gather::Text).expect("parses");
+    assert_eq!(kept.page, own.page);
+    assert!(
+        kept.page.links.iter().any(|l| l.url.contains("utm_source")),
+        "the links as the page wrote them"
+    );
+    assert_eq!(kept.structure.ctx, own.structure.ctx);
+    assert_eq!(kept.structure.blocks, own.structure.blocks);
+    assert_eq!(kept.structure.main, own.structure.main);
+    assert!(
+        kept.structure.facts.is_none(),
+        "the entry facts are not kept"
+    );
+    let text = kept.text.expect("the text");
+    assert_eq!(Some(&text), own.text.as_ref());
+    assert!(
+        text.content.contains("a line of teaser text"),
+        "{}",
+        text.content
+    );
 }

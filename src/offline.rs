@@ -195,6 +195,7 @@ pub fn replay_steps(
             template: None,
             force: false,
             tracking: &tracking,
+            keep_pass: false,
         };
         let result = check::analyse(
             &store.history(&watch.id),

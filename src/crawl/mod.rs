@@ -212,8 +212,13 @@ impl Crawl {
             .as_deref()
             .and_then(|s| Selector::parse(s).ok());
         self.state.root_url = Some(page.url.to_string());
-        let Some(read) = self.read(page, selector.as_ref(), true) else {
-            return Ok(());
+        // The analysis's own pass, when it kept it: the page is not parsed again.
+        let read = match changed.pass.take() {
+            Some(parsed) => self.read_parsed(*parsed, page.url.as_str(), true),
+            None => match self.read(page, selector.as_ref(), true) {
+                Some(read) => read,
+                None => return Ok(()),
+            },
         };
         if let Some(topic) = &self.topic {
             self.state.root_relevance = focus::page_relevance(
@@ -410,6 +415,11 @@ impl Crawl {
             extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
         let parsed =
             extract::parse(&decoded.text, &page.url, selector, extract::Gather::Text).ok()?;
+        Some(self.read_parsed(parsed, page.url.as_str(), is_root))
+    }
+
+    /// [`Crawl::read`] of a page already parsed (with its text) at `url`.
+    fn read_parsed(&mut self, parsed: extract::Parsed, url: &str, is_root: bool) -> Read {
         let (mut ex, ctx, blocks, main) = (
             parsed.page,
             parsed.structure.ctx,
@@ -421,7 +431,7 @@ impl Crawl {
         let key = if is_root {
             self.watch.url.as_str()
         } else {
-            page.url.as_str()
+            url
         };
         self.state.sample.observe(key, &ex.links, &ctx);
         if self.bootstrap {
@@ -440,7 +450,7 @@ impl Crawl {
                 cues.push(cue);
             }
         }
-        Some(Read {
+        Read {
             title: ex.title,
             all: ex.links,
             kept,
@@ -453,7 +463,7 @@ impl Crawl {
             cues,
             content: text.content,
             nofollow: ex.nofollow,
-        })
+        }
     }
 
     /// Shark-Search scores and OTIE cash of a read page's kept links (all zero without
@@ -566,5 +576,6 @@ pub fn root_input<'p>(
         template: template.map(|t| t as &dyn crate::analysis::LinkFilter),
         force: false,
         tracking,
+        keep_pass: true,
     }
 }

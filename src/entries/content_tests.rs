@@ -222,6 +222,7 @@ fn second_check(old: &str, new: &str) -> Option<Changed> {
             template: None,
             force: false,
             tracking: &crate::entries::hygiene::Tracking::default(),
+            keep_pass: false,
         };
         match analyse(
             past,

@@ -65,6 +65,8 @@ pub enum Gather {
     Content,
     /// The structure and the page's visible text ([`PageText`]): deep watches.
     Text,
+    /// Both: a deep watch's own page, analysed and read by its crawl from one pass.
+    ContentAndText,
 }
 
 /// What one pass found on a page.
@@ -74,7 +76,7 @@ pub struct Parsed {
     pub page: ExtractedPage,
     /// Aligned with `page.links` (empty with [`Gather::Links`]).
     pub structure: Structure,
-    /// With [`Gather::Text`] only.
+    /// With [`Gather::Text`] and [`Gather::ContentAndText`] only.
     pub text: Option<PageText>,
 }
 
@@ -166,8 +168,12 @@ pub fn parse(
 ) -> Result<Parsed, ExtractError> {
     let state: Shared = Rc::new(RefCell::new(Pass {
         links: LinkState::new(select.is_some()),
-        tree: (gather != Gather::Links)
-            .then(|| Tree::new(gather == Gather::Text, gather == Gather::Content)),
+        tree: (gather != Gather::Links).then(|| {
+            Tree::new(
+                matches!(gather, Gather::Text | Gather::ContentAndText),
+                matches!(gather, Gather::Content | Gather::ContentAndText),
+            )
+        }),
         hiding: may_hide(html),
     }));
     let fixed = fixed();

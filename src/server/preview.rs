@@ -81,6 +81,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
             template: None,
             force: true,
             tracking: &tracking,
+            keep_pass: false,
         };
         let now = prev.last_check.unwrap_or(0);
         let a = analysis::analyse(
