@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{feed_entries, json, notices, parsed_feed, refs, Site};
+use common::{feed_entries, get_text, json, notices, parsed_feed, refs, Site};
 use reqwest::Client;
 use serde_json::Value;
 use sitefeed::schedule::clock::Clock;
@@ -327,14 +327,7 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
     let items = feed_entries(&c, &format!("{base}/feed/{id}.xml")).await;
     let titles: Vec<&str> = items.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(titles, ["Notice 13", "Notice 11"], "{items:?}");
-    let feed = c
-        .get(format!("{base}/feed/{id}.xml"))
-        .send()
-        .await
-        .expect("feed")
-        .text()
-        .await
-        .expect("text");
+    let feed = get_text(&c, &format!("{base}/feed/{id}.xml")).await;
     assert!(feed.contains("<title>Board</title>"));
 
     // Bad edits are 400 with a JSON error and change nothing.
@@ -709,14 +702,7 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
         "the same link in two watches is one item: {items:?}"
     );
     assert_eq!(items[0].1, "Notice 4");
-    let rss = c
-        .get(format!("{base}/feed/tag/news.xml"))
-        .send()
-        .await
-        .expect("feed")
-        .text()
-        .await
-        .expect("text");
+    let rss = get_text(&c, &format!("{base}/feed/tag/news.xml")).await;
     assert!(
         rss.contains(&format!("{base}/feed/tag/news.xml")),
         "self link: {rss}"
@@ -730,23 +716,9 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert_eq!(missing.status(), 404);
 
     // OPML: folders out, one OPML per tag, and folders back in as tags.
-    let opml = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml")).await;
     assert!(opml.contains("<outline text=\"news\""), "{opml}");
-    let news = c
-        .get(format!("{base}/opml?tag=uni"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let news = get_text(&c, &format!("{base}/opml?tag=uni")).await;
     assert_eq!(news.matches("xmlUrl=").count(), 1, "{news}");
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _) = fast_app(dir2.path());
@@ -769,24 +741,10 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert_eq!(x.options.tags, ["tech science"]);
 
     // The web list: filter by tag; adding an existing URL says so and links it.
-    let page = c
-        .get(format!("{base}/?tag=uni"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/?tag=uni")).await;
     assert_eq!(page.matches("class=\"watchrow\"").count(), 1, "{page}");
     assert!(page.contains("/feed/tag/uni.xml"));
-    let page = c
-        .get(format!("{base}/?exists={ida}"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/?exists={ida}")).await;
     assert!(page.contains("Already watched"), "{page}");
     assert!(page.contains(&format!("href=\"/watches/{ida}\"")));
 }
@@ -885,14 +843,7 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
         "{w}"
     );
     assert_eq!(got_bad.lock().expect("lock").len(), 3, "three attempts");
-    let page = c
-        .get(format!("{base}/watches/{id}"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/watches/{id}")).await;
     assert!(page.contains("id=\"webhook\""), "{page}");
     assert!(page.contains("the webhook answered 500"));
 }

@@ -9,7 +9,7 @@ mod common;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use common::{post_json, Canned, Site};
+use common::{get_text, post_json, Canned, Site};
 use serde_json::{json, Value};
 use sitefeed::app::NewWatch;
 use sitefeed::model::{Content, WatchId};
@@ -430,14 +430,7 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
         "{err}"
     );
 
-    let opml = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml")).await;
     assert_eq!(opml.matches("content=\"full\"").count(), 1, "{opml}");
 
     // The OPML read back elsewhere keeps the setting.

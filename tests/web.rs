@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{client, csrf_field, feed_titles, notices, refs, Browser, Site};
+use common::{client, csrf_field, feed_titles, get_text, notices, refs, Browser, Site};
 use reqwest::header::COOKIE;
 use reqwest::StatusCode;
 
@@ -246,15 +246,11 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
     });
     let base = common::serve(app.clone()).await;
     let c = client();
-    let w: serde_json::Value = c
-        .post(format!("{base}/api/watches"))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
+    let w = common::json(
+        c.post(format!("{base}/api/watches"))
+            .json(&serde_json::json!({"url": site.url()})),
+    )
+    .await;
     let id = w["id"].as_str().expect("id");
     for k in ["rss", "atom", "json"] {
         assert!(
@@ -289,24 +285,10 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
     }
     let r = c.get(format!("{base}/opml")).send().await.expect("opml");
     assert_eq!(r.status(), 401);
-    let opml = c
-        .get(format!("{base}/opml?key=k3y"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml?key=k3y")).await;
     assert!(opml.contains(&format!("/feed/{id}.xml?key=k3y")), "{opml}");
     // The page links carry it too.
-    let page = c
-        .get(format!("{base}/"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/")).await;
     assert!(page.contains(&format!("/feed/{id}.atom?key=k3y")));
 }
 
@@ -482,14 +464,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
     );
 
     // Export, import into a fresh store: same watches, same ids, same titles.
-    let exported = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let exported = get_text(&c, &format!("{base}/opml")).await;
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _clock) = common::app(dir2.path());
     let report = app2.import_opml(&exported).expect("import");

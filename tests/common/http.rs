@@ -143,6 +143,18 @@ pub fn csrf_field(html: &str) -> String {
     html[at..at + 32].to_owned()
 }
 
+/// The body of `url` as text, whatever the status (the tests that care look at it
+/// themselves).
+pub async fn get_text(c: &Client, url: &str) -> String {
+    c.get(url)
+        .send()
+        .await
+        .expect("request")
+        .text()
+        .await
+        .expect("text")
+}
+
 /// Sends `r` and reads its answer as JSON.
 pub async fn json(r: RequestBuilder) -> Value {
     r.send().await.expect("request").json().await.expect("json")
