@@ -21,9 +21,8 @@ pub(super) fn hides_text(el: &Element<'_, '_>, tag: &str) -> bool {
     matches!(
         tag,
         "script" | "style" | "template" | "noscript" | "title" | "desc"
-    ) || el.has_attribute("hidden")
+    ) || hides(el)
         || is_aria_hidden(el)
-        || el.get_attribute("style").is_some_and(|s| style_hides(&s))
 }
 
 /// Does this element have `aria-hidden="true"` (hidden from screen readers, not from the

@@ -6,6 +6,7 @@
 
 use super::Anchor;
 
+/// FNV-1a of `bytes`, continuing from `seed`.
 pub(super) fn fnv(seed: u64, bytes: &[u8]) -> u64 {
     let mut h = seed;
     for b in bytes {
