@@ -1,7 +1,7 @@
 //! The JSON shapes of the HTTP API (`docs/interface.md`): what `/api/…` accepts and
 //! answers. The server writes them ([`crate::server::api`]) and the remote client reads
 //! them ([`crate::remote`]), so both sides hold one definition. Plain data: may use
-//! [`crate::model`], [`crate::crawl::state::Summary`] (the shape of a deep watch's
+//! [`crate::model`], [`crate::model::crawl::Summary`] (the shape of a deep watch's
 //! counts) and the sanitizer of [`crate::render`] (an article is served as the feeds
 //! serve it), nothing that does I/O.
 
@@ -158,7 +158,7 @@ pub struct WatchJson {
     /// A deep watch's site: pages known by kind, candidates waiting, pages fetched by
     /// the last check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub crawl: Option<crate::crawl::state::Summary>,
+    pub crawl: Option<crate::model::crawl::Summary>,
     pub tags: Vec<String>,
     /// Not checked by the scheduler.
     pub paused: bool,

@@ -1,6 +1,9 @@
-//! Data shared by every module: watches, links, items and the outcome of a check.
+//! Data shared by every module: watches, links, items and the outcome of a check; and
+//! what a deep watch keeps of its site ([`crawl`]).
 //!
 //! Data only: no I/O and no behaviour beyond small constructors and accessors.
+
+pub mod crawl;
 
 use serde::{Deserialize, Serialize};
 

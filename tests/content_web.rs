@@ -103,14 +103,7 @@ async fn the_api_the_watch_page_the_preview_and_the_feeds_show_summary_date_and_
         "{item}"
     );
 
-    let html = c
-        .get(format!("{base}/watches/{id}"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let html = common::get_text(&c, &format!("{base}/watches/{id}")).await;
     assert!(
         html.contains("Traffic returns to the bridge on Monday"),
         "{html}"
@@ -131,26 +124,12 @@ async fn the_api_the_watch_page_the_preview_and_the_feeds_show_summary_date_and_
     )];
     v3.extend_from_slice(&v2);
     site.set_raw("text/html; charset=utf-8", page(&v3));
-    let html = c
-        .get(format!("{base}/watches/{id}/preview"))
-        .send()
-        .await
-        .expect("preview")
-        .text()
-        .await
-        .expect("text");
+    let html = common::get_text(&c, &format!("{base}/watches/{id}/preview")).await;
     assert!(html.contains("The wing holds paintings"), "{html}");
     assert!(html.contains("/img/museum.jpg"), "{html}");
 
     for ext in ["xml", "atom", "json"] {
-        let feed = c
-            .get(format!("{base}/feed/{id}.{ext}"))
-            .send()
-            .await
-            .expect("feed")
-            .text()
-            .await
-            .expect("text");
+        let feed = common::get_text(&c, &format!("{base}/feed/{id}.{ext}")).await;
         assert!(
             feed.contains("Traffic returns to the bridge"),
             "{ext}: {feed}"

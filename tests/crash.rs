@@ -9,16 +9,9 @@ use std::time::Duration;
 use common::Site;
 
 async fn feed_links(client: &reqwest::Client, base: &str, id: &str) -> Vec<String> {
-    let body = client
-        .get(format!("{base}/feed/{id}.xml"))
-        .send()
+    common::parsed_feed(client, &format!("{base}/feed/{id}.xml"))
         .await
-        .expect("feed")
-        .bytes()
-        .await
-        .expect("body");
-    let feed = feed_rs::parser::parse(body.as_ref()).expect("rss parses");
-    feed.entries
+        .entries
         .iter()
         .map(|e| e.links[0].href.clone())
         .collect()

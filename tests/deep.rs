@@ -561,14 +561,7 @@ async fn the_api_and_the_page_show_the_site_and_bad_keywords_are_refused() {
     let lists = j["crawl"]["lists"].as_u64().expect("crawl.lists");
     assert!(pages >= 5 && lists >= 2, "{j}");
     assert_eq!(j["crawl"]["hubs"], 1, "the site map is a hub: {j}");
-    let html = client
-        .get(format!("{base}/watches/{}", w.id))
-        .send()
-        .await
-        .expect("get")
-        .text()
-        .await
-        .expect("text");
+    let html = common::get_text(&client, &format!("{base}/watches/{}", w.id)).await;
     assert!(
         html.contains("Site pages") && html.contains("Keywords: library"),
         "{html}"

@@ -4,21 +4,10 @@
 
 mod common;
 
-use common::Site;
+use common::{feed_entries, get_text, json, notices, parsed_feed, refs, Site};
 use reqwest::Client;
 use serde_json::Value;
 use sitefeed::schedule::clock::Clock;
-
-fn entries(n: usize) -> Vec<(String, String)> {
-    (1..=n)
-        .rev()
-        .map(|i| (format!("Notice {i}"), format!("/n/{i}")))
-        .collect()
-}
-
-fn refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
-    v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
-}
 
 /// An app on a temporary store with a manual clock and no per-host delay.
 fn fast_app(
@@ -30,13 +19,9 @@ fn fast_app(
     common::app(dir)
 }
 
-async fn json(r: reqwest::RequestBuilder) -> Value {
-    r.send().await.expect("request").json().await.expect("json")
-}
-
 #[tokio::test]
 async fn feed_urls_follow_the_request_and_trusted_proxies_only() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     // No base_url: URLs come from the request.
     let (app, _clock) = fast_app(dir.path());
@@ -106,7 +91,7 @@ async fn feed_urls_follow_the_request_and_trusted_proxies_only() {
 
 #[tokio::test]
 async fn a_trusted_proxy_sets_scheme_and_host() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.server.trusted_proxies =
@@ -211,33 +196,9 @@ async fn check_now(c: &Client, base: &str, id: &str) -> Value {
     json(c.post(format!("{base}/api/watches/{id}/check"))).await
 }
 
-async fn rss_items(c: &Client, url: &str) -> Vec<(String, String)> {
-    let body = c
-        .get(url)
-        .send()
-        .await
-        .expect("feed")
-        .bytes()
-        .await
-        .expect("bytes");
-    let feed = feed_rs::parser::parse(body.as_ref()).expect("parses");
-    feed.entries
-        .iter()
-        .map(|e| {
-            (
-                e.id.clone(),
-                e.title
-                    .as_ref()
-                    .map(|t| t.content.clone())
-                    .unwrap_or_default(),
-            )
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = fast_app(dir.path());
@@ -257,7 +218,7 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
     assert_eq!(w["consecutive_errors"], 1);
     assert!(w["error_since"].is_string(), "{w}");
     // The site is fixed: a check now sees it at once.
-    site.set(&refs(&entries(3)));
+    site.set(&refs(&notices(3)));
     let r = check_now(&c, &base, &id).await;
     assert!(r["error"].is_null(), "{r}");
     assert_eq!(r["baseline"], true);
@@ -291,7 +252,7 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
 
 #[tokio::test]
 async fn check_dry_run_through_the_api_stores_nothing() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -306,14 +267,14 @@ async fn check_dry_run_through_the_api_stores_nothing() {
 
 #[tokio::test]
 async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
-    let site = Site::start(&refs(&entries(10))).await;
+    let site = Site::start(&refs(&notices(10))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
     let c = Client::new();
     let id = common::add_watch(&c, &base, &site.url()).await;
     check_now(&c, &base, &id).await;
-    let mut page = entries(11);
+    let mut page = notices(11);
     site.set(&refs(&page));
     clock.advance(600);
     let r = check_now(&c, &base, &id).await;
@@ -363,17 +324,10 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
         .expect("date")
         .timestamp();
     assert!(next - clock.now() <= 7200, "the watch's max_interval holds");
-    let items = rss_items(&c, &format!("{base}/feed/{id}.xml")).await;
+    let items = feed_entries(&c, &format!("{base}/feed/{id}.xml")).await;
     let titles: Vec<&str> = items.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(titles, ["Notice 13", "Notice 11"], "{items:?}");
-    let feed = c
-        .get(format!("{base}/feed/{id}.xml"))
-        .send()
-        .await
-        .expect("feed")
-        .text()
-        .await
-        .expect("text");
+    let feed = get_text(&c, &format!("{base}/feed/{id}.xml")).await;
     assert!(feed.contains("<title>Board</title>"));
 
     // Bad edits are 400 with a JSON error and change nothing.
@@ -418,7 +372,7 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
 
 #[tokio::test]
 async fn a_failing_watch_says_so_in_its_feed_after_a_day_and_not_after_it_recovers() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -441,11 +395,11 @@ async fn a_failing_watch_says_so_in_its_feed_after_a_day_and_not_after_it_recove
     clock.advance(22 * 3600);
     app.check(&w, false).await.expect("check");
     assert!(
-        error_items(&rss_items(&c, &feed).await).is_empty(),
+        error_items(&feed_entries(&c, &feed).await).is_empty(),
         "not before a day (feed.error_item_after)"
     );
     clock.advance(2 * 3600);
-    let items = rss_items(&c, &feed).await;
+    let items = feed_entries(&c, &feed).await;
     let errs = error_items(&items);
     assert_eq!(errs.len(), 1, "{items:?}");
     assert_eq!(items[0], errs[0], "at the top of the feed");
@@ -454,20 +408,12 @@ async fn a_failing_watch_says_so_in_its_feed_after_a_day_and_not_after_it_recove
     // Same episode, same guid, one item, whatever further checks say.
     clock.advance(3600);
     app.check(&w, false).await.expect("check");
-    let again = error_items(&rss_items(&c, &feed).await);
+    let again = error_items(&feed_entries(&c, &feed).await);
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].0, errs[0].0);
     // Atom and JSON carry it too, and parse.
     for ext in ["atom", "json"] {
-        let body = c
-            .get(format!("{base}/feed/{id}.{ext}"))
-            .send()
-            .await
-            .expect("feed")
-            .bytes()
-            .await
-            .expect("bytes");
-        let f = feed_rs::parser::parse(body.as_ref()).expect("parses");
+        let f = parsed_feed(&c, &format!("{base}/feed/{id}.{ext}")).await;
         assert!(f.entries[0].id.contains("error-"), "{ext}");
     }
     // A watch may turn it off.
@@ -476,26 +422,26 @@ async fn a_failing_watch_says_so_in_its_feed_after_a_day_and_not_after_it_recove
         .send()
         .await
         .expect("patch");
-    assert!(error_items(&rss_items(&c, &feed).await).is_empty());
+    assert!(error_items(&feed_entries(&c, &feed).await).is_empty());
     c.patch(format!("{base}/api/watches/{id}"))
         .json(&serde_json::json!({"error_item": true}))
         .send()
         .await
         .expect("patch");
-    assert_eq!(error_items(&rss_items(&c, &feed).await).len(), 1);
+    assert_eq!(error_items(&feed_entries(&c, &feed).await).len(), 1);
 
     // Recovered: gone.
-    site.set(&refs(&entries(3)));
+    site.set(&refs(&notices(3)));
     clock.advance(3600);
     let r = app.check(&w, false).await.expect("check");
     assert!(r.error.is_none(), "{r:?}");
-    assert!(error_items(&rss_items(&c, &feed).await).is_empty());
+    assert!(error_items(&feed_entries(&c, &feed).await).is_empty());
     // A new run of failures is a new item, with a new guid.
     site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
     clock.advance(3600);
     app.check(&w, false).await.expect("check");
     clock.advance(25 * 3600);
-    let next = error_items(&rss_items(&c, &feed).await);
+    let next = error_items(&feed_entries(&c, &feed).await);
     assert_eq!(next.len(), 1);
     assert_ne!(next[0].0, errs[0].0);
 }
@@ -569,7 +515,7 @@ fn read_only_commands_in_an_empty_directory_create_nothing_and_say_where_they_lo
 
 #[tokio::test]
 async fn serve_logs_each_check_at_info_without_colours_and_says_where_its_files_are() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let port = free_port();
     let cfg = dir.path().join("sitefeed.toml");
@@ -678,7 +624,7 @@ fn log_format_json_writes_one_object_per_line() {
 #[tokio::test]
 #[allow(clippy::too_many_lines, reason = "one user story, step by step")]
 async fn tags_filters_tag_feeds_and_opml_folders() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -743,27 +689,20 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     for id in [&ida, &idb] {
         check_now(&c, &base, id).await;
     }
-    site.set(&refs(&entries(4)));
+    site.set(&refs(&notices(4)));
     clock.advance(600);
     for id in [&ida, &idb] {
         let r = check_now(&c, &base, id).await;
         assert_eq!(r["new_items"], 1, "{r}");
     }
-    let items = rss_items(&c, &format!("{base}/feed/tag/news.xml")).await;
+    let items = feed_entries(&c, &format!("{base}/feed/tag/news.xml")).await;
     assert_eq!(
         items.len(),
         1,
         "the same link in two watches is one item: {items:?}"
     );
     assert_eq!(items[0].1, "Notice 4");
-    let rss = c
-        .get(format!("{base}/feed/tag/news.xml"))
-        .send()
-        .await
-        .expect("feed")
-        .text()
-        .await
-        .expect("text");
+    let rss = get_text(&c, &format!("{base}/feed/tag/news.xml")).await;
     assert!(
         rss.contains(&format!("{base}/feed/tag/news.xml")),
         "self link: {rss}"
@@ -777,23 +716,9 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert_eq!(missing.status(), 404);
 
     // OPML: folders out, one OPML per tag, and folders back in as tags.
-    let opml = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml")).await;
     assert!(opml.contains("<outline text=\"news\""), "{opml}");
-    let news = c
-        .get(format!("{base}/opml?tag=uni"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let news = get_text(&c, &format!("{base}/opml?tag=uni")).await;
     assert_eq!(news.matches("xmlUrl=").count(), 1, "{news}");
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _) = fast_app(dir2.path());
@@ -816,24 +741,10 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     assert_eq!(x.options.tags, ["tech science"]);
 
     // The web list: filter by tag; adding an existing URL says so and links it.
-    let page = c
-        .get(format!("{base}/?tag=uni"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/?tag=uni")).await;
     assert_eq!(page.matches("class=\"watchrow\"").count(), 1, "{page}");
     assert!(page.contains("/feed/tag/uni.xml"));
-    let page = c
-        .get(format!("{base}/?exists={ida}"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/?exists={ida}")).await;
     assert!(page.contains("Already watched"), "{page}");
     assert!(page.contains(&format!("href=\"/watches/{ida}\"")));
 }
@@ -882,7 +793,7 @@ async fn webhook_outcome(c: &Client, base: &str, id: &str) -> Value {
 
 #[tokio::test]
 async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = fast_app(dir.path());
     let base = common::serve(app.clone()).await;
@@ -897,7 +808,7 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
         .expect("patch");
     assert_eq!(r.status(), 200);
     check_now(&c, &base, &id).await;
-    site.set(&refs(&entries(4)));
+    site.set(&refs(&notices(4)));
     clock.advance(600);
     assert_eq!(check_now(&c, &base, &id).await["new_items"], 1);
     let w = webhook_outcome(&c, &base, &id).await;
@@ -916,7 +827,7 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
         .send()
         .await
         .expect("patch");
-    site.set(&refs(&entries(5)));
+    site.set(&refs(&notices(5)));
     clock.advance(600);
     check_now(&c, &base, &id).await;
     let mut w = webhook_outcome(&c, &base, &id).await;
@@ -932,14 +843,7 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
         "{w}"
     );
     assert_eq!(got_bad.lock().expect("lock").len(), 3, "three attempts");
-    let page = c
-        .get(format!("{base}/watches/{id}"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/watches/{id}")).await;
     assert!(page.contains("id=\"webhook\""), "{page}");
     assert!(page.contains("the webhook answered 500"));
 }
@@ -947,7 +851,7 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
 // Multi-threaded: the test site must answer while a blocking CLI call waits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let cli = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
@@ -1029,7 +933,7 @@ async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {
 
 #[tokio::test]
 async fn times_are_shown_in_the_watch_or_server_time_zone() {
-    let site = Site::start(&refs(&entries(3))).await;
+    let site = Site::start(&refs(&notices(3))).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.server.timezone = chrono_tz::Tz::America__New_York;

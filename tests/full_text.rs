@@ -9,7 +9,7 @@ mod common;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use common::{Canned, Site};
+use common::{get_text, post_json, Canned, Site};
 use serde_json::{json, Value};
 use sitefeed::app::NewWatch;
 use sitefeed::model::{Content, WatchId};
@@ -393,12 +393,6 @@ async fn article_fetches_wait_for_the_host_gate() {
     assert_eq!(site.max_in_flight(), 1);
 }
 
-async fn post(c: &reqwest::Client, url: &str, body: &Value) -> (u16, Value) {
-    let r = c.post(url).json(body).send().await.expect("post");
-    let code = r.status().as_u16();
-    (code, r.json().await.unwrap_or(Value::Null))
-}
-
 #[tokio::test]
 #[allow(clippy::too_many_lines, reason = "one walk through every surface")]
 async fn the_setting_through_the_api_opml_and_the_web_forms() {
@@ -406,7 +400,7 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
     let (app, _clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
     let c = reqwest::Client::new();
-    let (code, w) = post(
+    let (code, w) = post_json(
         &c,
         &format!("{base}/api/watches"),
         &json!({"url": "https://a.example/news/", "content": "full"}),
@@ -414,14 +408,14 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
     .await;
     assert_eq!(code, 201, "{w}");
     assert_eq!(w["content"], "full");
-    let (_, plain) = post(
+    let (_, plain) = post_json(
         &c,
         &format!("{base}/api/watches"),
         &json!({"url": "https://b.example/"}),
     )
     .await;
     assert_eq!(plain["content"], "summary", "summary is the default");
-    let (code, err) = post(
+    let (code, err) = post_json(
         &c,
         &format!("{base}/api/watches"),
         &json!({"url": "https://c.example/", "content": "everything"}),
@@ -436,14 +430,7 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
         "{err}"
     );
 
-    let opml = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml")).await;
     assert_eq!(opml.matches("content=\"full\"").count(), 1, "{opml}");
 
     // The OPML read back elsewhere keeps the setting.

@@ -203,14 +203,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
     let scrape = || {
         let (client, base) = (client.clone(), base.clone());
         async move {
-            let m = client
-                .get(format!("{base}/metrics"))
-                .send()
-                .await
-                .expect("metrics")
-                .text()
-                .await
-                .expect("text");
+            let m = common::get_text(&client, &format!("{base}/metrics")).await;
             move |name: &str| -> u64 {
                 m.lines()
                     .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(' ')))
@@ -222,16 +215,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
     };
     let mut ids = Vec::new();
     for i in 0..6 {
-        let r: serde_json::Value = client
-            .post(format!("{base}/api/watches"))
-            .json(&serde_json::json!({ "url": format!("{}?p={i}", site.url()) }))
-            .send()
-            .await
-            .expect("add")
-            .json()
-            .await
-            .expect("json");
-        ids.push(r["id"].as_str().expect("id").to_owned());
+        ids.push(common::add_watch(&client, &base, &format!("{}?p={i}", site.url())).await);
     }
     assert_eq!(scrape().await("sitefeed_watches"), 6);
     let r = client

@@ -234,14 +234,7 @@ async fn wait_for_entries(
 
 /// `sitefeed_checks_total` of the node at `base`.
 async fn checks_run(client: &reqwest::Client, base: &str) -> u64 {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let text = common::get_text(client, &format!("{base}/metrics")).await;
     text.lines()
         .find_map(|l| l.strip_prefix("sitefeed_checks_total "))
         .and_then(|v| v.trim().parse().ok())

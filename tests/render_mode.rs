@@ -121,14 +121,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
     assert_eq!(mode("e.example"), None);
 
     // The index marks the rendering watches and shows the browser, not started.
-    let page = c
-        .get(format!("{base}/"))
-        .send()
-        .await
-        .expect("index")
-        .text()
-        .await
-        .expect("page");
+    let page = common::get_text(&c, &format!("{base}/")).await;
     assert!(
         page.contains("[browser]") && page.contains("[auto]"),
         "{page}"
@@ -139,25 +132,11 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
         .iter()
         .find(|w| w.url.contains("a.example"))
         .expect("a");
-    let page = c
-        .get(format!("{base}/watches/{}", a.id))
-        .send()
-        .await
-        .expect("watch page")
-        .text()
-        .await
-        .expect("page");
+    let page = common::get_text(&c, &format!("{base}/watches/{}", a.id)).await;
     assert!(page.contains("id=\"render\""), "{page}");
 
     // Metrics: watches by mode, and a browser that is not up yet.
-    let m = c
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("text");
+    let m = common::get_text(&c, &format!("{base}/metrics")).await;
     for line in [
         "sitefeed_watches_by_render{render=\"plain\"} 1",
         "sitefeed_watches_by_render{render=\"browser\"} 1",
@@ -169,14 +148,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
     }
 
     // OPML: the mode goes out with the watch and comes back in.
-    let opml = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = common::get_text(&c, &format!("{base}/opml")).await;
     assert_eq!(opml.matches("render=\"browser\"").count(), 1, "{opml}");
     assert_eq!(opml.matches("render=\"auto\"").count(), 1, "{opml}");
     assert_eq!(opml.matches("render=").count(), 2, "plain is not written");

@@ -4,142 +4,21 @@
 
 mod common;
 
-use common::Site;
-use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
-use reqwest::{redirect, Client, Response, StatusCode};
-
-fn client() -> Client {
-    Client::builder()
-        .redirect(redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-/// A browser-ish session: keeps cookies by hand.
-struct Browser {
-    client: Client,
-    base: String,
-    cookies: Vec<(String, String)>,
-}
-
-impl Browser {
-    fn new(base: &str) -> Self {
-        Self {
-            client: client(),
-            base: base.to_owned(),
-            cookies: Vec::new(),
-        }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn keep(&mut self, r: &Response) {
-        for c in r.headers().get_all(SET_COOKIE) {
-            let c = c.to_str().expect("cookie text");
-            let kv = c.split(';').next().expect("kv");
-            let (k, v) = kv.split_once('=').expect("name=value");
-            self.cookies.retain(|(n, _)| n != k);
-            if !v.is_empty() {
-                self.cookies.push((k.to_owned(), v.to_owned()));
-            }
-        }
-    }
-
-    async fn get(&mut self, path: &str) -> (StatusCode, String, Option<String>) {
-        let req = self.client.get(format!("{}{path}", self.base));
-        self.send(req).await
-    }
-
-    async fn post(
-        &mut self,
-        path: &str,
-        form: &[(&str, &str)],
-    ) -> (StatusCode, String, Option<String>) {
-        let req = self.client.post(format!("{}{path}", self.base)).form(form);
-        self.send(req).await
-    }
-
-    /// Sends `req` with the session's cookies, keeps the ones it sets, and returns the
-    /// status, the body and the `Location` header.
-    async fn send(&mut self, req: reqwest::RequestBuilder) -> (StatusCode, String, Option<String>) {
-        let r = req
-            .header(COOKIE, self.cookie_header())
-            .send()
-            .await
-            .expect("request");
-        self.keep(&r);
-        let status = r.status();
-        let loc = r
-            .headers()
-            .get(LOCATION)
-            .map(|l| l.to_str().expect("loc").to_owned());
-        (status, r.text().await.expect("body"), loc)
-    }
-
-    fn csrf(&self) -> String {
-        self.cookies
-            .iter()
-            .find(|(k, _)| k == "sitefeed_csrf")
-            .map(|(_, v)| v.clone())
-            .expect("csrf cookie")
-    }
-}
-
-/// The value of the first hidden csrf field in a page.
-fn csrf_field(html: &str) -> String {
-    let at = html.find("name=\"csrf\" value=\"").expect("csrf field") + 19;
-    html[at..at + 32].to_owned()
-}
-
-fn ten() -> Vec<(String, String)> {
-    (1..=10)
-        .rev()
-        .map(|i| (format!("Notice {i}"), format!("/n/{i}")))
-        .collect()
-}
-
-fn refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
-    v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
-}
-
-async fn rss_titles(client: &Client, url: &str) -> Vec<String> {
-    let body = client
-        .get(url)
-        .send()
-        .await
-        .expect("feed")
-        .bytes()
-        .await
-        .expect("bytes");
-    let feed = feed_rs::parser::parse(body.as_ref()).expect("parses");
-    feed.entries
-        .iter()
-        .map(|e| {
-            e.title
-                .as_ref()
-                .map(|t| t.content.clone())
-                .unwrap_or_default()
-        })
-        .collect()
-}
+use common::{client, csrf_field, feed_titles, get_text, notices, refs, Browser, Site};
+use reqwest::header::COOKIE;
+use reqwest::StatusCode;
 
 #[tokio::test]
 #[allow(clippy::too_many_lines, reason = "one user journey, step by step")]
 async fn add_through_the_form_list_page_preview_and_checks() {
-    let v1 = ten();
+    let v1 = notices(10);
     let site = Site::start(&refs(&v1)).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
     let base = common::serve(app.clone()).await;
     let mut b = Browser::new(&base);
 
-    let (st, page, _) = b.get("/").await;
+    let (st, page, _) = b.get("/").await.parts();
     assert_eq!(st, 200);
     assert!(page.contains("Nothing watched yet"));
     let csrf = csrf_field(&page);
@@ -147,7 +26,10 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     assert_ne!(csrf, b.csrf());
 
     // Without the CSRF token: refused, nothing added.
-    let (st, _, _) = b.post("/watches", &[("url", &site.url())]).await;
+    let (st, _, _) = b
+        .post("/watches", &[("url", &site.url())], &[])
+        .await
+        .parts();
     assert_eq!(st, 403);
     assert!(app.store.watches().expect("watches").is_empty());
 
@@ -156,8 +38,10 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .post(
             "/watches",
             &[("url", "ftp://x"), ("title", "Mine"), ("csrf", &csrf)],
+            &[],
         )
-        .await;
+        .await
+        .parts();
     assert_eq!(st, 400);
     assert!(page.contains("Not added:"), "{page}");
     assert!(page.contains("value=\"Mine\""));
@@ -165,8 +49,10 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .post(
             "/watches",
             &[("url", &site.url()), ("backfill", "lots"), ("csrf", &csrf)],
+            &[],
         )
-        .await;
+        .await
+        .parts();
     assert_eq!(st, 400);
     assert!(
         page.contains("backfill <code>lots</code> is not a whole number"),
@@ -176,8 +62,10 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .post(
             "/watches",
             &[("url", &site.url()), ("select", "li[["), ("csrf", &csrf)],
+            &[],
         )
-        .await;
+        .await
+        .parts();
     assert_eq!(st, 400, "{page}");
 
     let (st, _, loc) = b
@@ -189,12 +77,14 @@ async fn add_through_the_form_list_page_preview_and_checks() {
                 ("select", "#list"),
                 ("csrf", &csrf),
             ],
+            &[],
         )
-        .await;
+        .await
+        .parts();
     assert_eq!(st, 303);
     let loc = loc.expect("location");
     let id = loc.strip_prefix("/?added=").expect("added").to_owned();
-    let (st, page, _) = b.get(&loc).await;
+    let (st, page, _) = b.get(&loc).await.parts();
     assert_eq!(st, 200);
     assert!(page.contains("Watching"));
     assert!(page.contains(&format!("/feed/{id}.xml")));
@@ -203,15 +93,16 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     assert!(page.contains("not checked yet"));
 
     // Preview before the baseline: links listed, none new.
-    let (st, page, _) = b.get(&format!("/watches/{id}/preview")).await;
+    let (st, page, _) = b.get(&format!("/watches/{id}/preview")).await.parts();
     assert_eq!(st, 200);
     assert!(page.contains("20 links extracted"), "{page}");
     assert!(page.contains("The first check will record them"));
 
     // Check now through the form: the baseline.
     let (st, _, loc) = b
-        .post(&format!("/watches/{id}/check"), &[("csrf", &csrf)])
-        .await;
+        .post(&format!("/watches/{id}/check"), &[("csrf", &csrf)], &[])
+        .await
+        .parts();
     assert_eq!(st, 303);
     assert_eq!(loc.as_deref(), Some(format!("/watches/{id}").as_str()));
 
@@ -219,7 +110,7 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     let mut v2 = v1.clone();
     v2.insert(0, ("Brand <new> & shiny".into(), "/n/11".into()));
     site.set(&refs(&v2));
-    let (_, page, _) = b.get(&format!("/watches/{id}/preview")).await;
+    let (_, page, _) = b.get(&format!("/watches/{id}/preview")).await.parts();
     assert!(page.contains("1 would be new"), "{page}");
     assert_eq!(page.matches("<mark>new</mark>").count(), 2, "{page}"); // legend + one row
     assert!(page.contains("Brand &lt;new&gt; &amp; shiny"));
@@ -233,9 +124,9 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     );
 
     clock.advance(3600);
-    b.post(&format!("/watches/{id}/check"), &[("csrf", &csrf)])
+    b.post(&format!("/watches/{id}/check"), &[("csrf", &csrf)], &[])
         .await;
-    let (st, page, _) = b.get(&format!("/watches/{id}")).await;
+    let (st, page, _) = b.get(&format!("/watches/{id}")).await.parts();
     assert_eq!(st, 200);
     assert!(page.contains("Brand &lt;new&gt; &amp; shiny"));
     assert!(page.contains("1 new item"), "{page}");
@@ -252,12 +143,13 @@ async fn add_through_the_form_list_page_preview_and_checks() {
 
     // Remove through the form.
     let (st, _, loc) = b
-        .post(&format!("/watches/{id}/remove"), &[("csrf", &csrf)])
-        .await;
+        .post(&format!("/watches/{id}/remove"), &[("csrf", &csrf)], &[])
+        .await
+        .parts();
     assert_eq!(st, 303);
     assert!(loc.expect("loc").starts_with("/?removed="));
     assert!(app.store.watches().expect("watches").is_empty());
-    let (st, _, _) = b.get(&format!("/watches/{id}")).await;
+    let (st, _, _) = b.get(&format!("/watches/{id}")).await.parts();
     assert_eq!(st, 404);
 }
 
@@ -304,39 +196,41 @@ async fn admin_token_guards_page_and_api_but_not_feeds() {
 
     // The page sends a browser to the login form.
     let mut b = Browser::new(&base);
-    let (st, _, loc) = b.get("/").await;
+    let (st, _, loc) = b.get("/").await.parts();
     assert_eq!(st, 303);
     assert_eq!(loc.as_deref(), Some("/login?next=%2F"));
-    let (st, page, _) = b.get("/login").await;
+    let (st, page, _) = b.get("/login").await.parts();
     assert_eq!(st, 200);
     let csrf = csrf_field(&page);
     let (st, page, _) = b
-        .post("/login", &[("token", "nope"), ("csrf", &csrf)])
-        .await;
+        .post("/login", &[("token", "nope"), ("csrf", &csrf)], &[])
+        .await
+        .parts();
     assert_eq!(st, 401);
     assert!(page.contains("Wrong token"));
-    let (st, _, _) = b.post("/login", &[("token", "s3cret")]).await;
+    let (st, _, _) = b.post("/login", &[("token", "s3cret")], &[]).await.parts();
     assert_eq!(st, 403, "login needs the CSRF token too");
     let (st, _, loc) = b
-        .post("/login", &[("token", "s3cret"), ("csrf", &csrf)])
-        .await;
+        .post("/login", &[("token", "s3cret"), ("csrf", &csrf)], &[])
+        .await
+        .parts();
     assert_eq!(st, 303);
     assert_eq!(loc.as_deref(), Some("/"));
-    let (st, page, _) = b.get("/").await;
+    let (st, page, _) = b.get("/").await.parts();
     assert_eq!(st, 200);
     assert!(page.contains(&format!("/watches/{}", w.id)));
     // The session cookie works for the API too, and is not the token itself.
     assert!(!b.cookie_header().contains("s3cret"));
-    let (st, _, _) = b.get("/api/watches").await;
+    let (st, _, _) = b.get("/api/watches").await.parts();
     assert_eq!(st, 200);
 
     // Log out (the form's token is now bound to the session): back to the login form.
-    let (st, _, _) = b.post("/logout", &[("csrf", &csrf)]).await;
+    let (st, _, _) = b.post("/logout", &[("csrf", &csrf)], &[]).await.parts();
     assert_eq!(st, 403, "the token from before login is not the session's");
     let csrf = csrf_field(&page);
-    let (st, _, _) = b.post("/logout", &[("csrf", &csrf)]).await;
+    let (st, _, _) = b.post("/logout", &[("csrf", &csrf)], &[]).await.parts();
     assert_eq!(st, 303);
-    let (st, _, loc) = b.get("/").await;
+    let (st, _, loc) = b.get("/").await.parts();
     assert_eq!(
         (st, loc.as_deref()),
         (StatusCode::SEE_OTHER, Some("/login?next=%2F"))
@@ -352,15 +246,11 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
     });
     let base = common::serve(app.clone()).await;
     let c = client();
-    let w: serde_json::Value = c
-        .post(format!("{base}/api/watches"))
-        .json(&serde_json::json!({"url": site.url()}))
-        .send()
-        .await
-        .expect("add")
-        .json()
-        .await
-        .expect("json");
+    let w = common::json(
+        c.post(format!("{base}/api/watches"))
+            .json(&serde_json::json!({"url": site.url()})),
+    )
+    .await;
     let id = w["id"].as_str().expect("id");
     for k in ["rss", "atom", "json"] {
         assert!(
@@ -395,24 +285,10 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
     }
     let r = c.get(format!("{base}/opml")).send().await.expect("opml");
     assert_eq!(r.status(), 401);
-    let opml = c
-        .get(format!("{base}/opml?key=k3y"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let opml = get_text(&c, &format!("{base}/opml?key=k3y")).await;
     assert!(opml.contains(&format!("/feed/{id}.xml?key=k3y")), "{opml}");
     // The page links carry it too.
-    let page = c
-        .get(format!("{base}/"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("text");
+    let page = get_text(&c, &format!("{base}/")).await;
     assert!(page.contains(&format!("/feed/{id}.atom?key=k3y")));
 }
 
@@ -422,7 +298,7 @@ async fn feed_token_is_required_by_feeds_and_carried_by_every_url() {
     reason = "one story: plain and backfilled watch side by side"
 )]
 async fn a_new_watch_neither_floods_nor_stays_empty() {
-    let v1 = ten();
+    let v1 = notices(10);
     let site = Site::start(&refs(&v1)).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
@@ -463,7 +339,7 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
     assert_eq!(r.status(), 400);
 
     // Before the first check: an empty feed.
-    assert!(rss_titles(&c, &format!("{base}/feed/{plain}.xml"))
+    assert!(feed_titles(&c, &format!("{base}/feed/{plain}.xml"))
         .await
         .is_empty());
     for id in [&plain, &back] {
@@ -474,7 +350,7 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
     }
     // After the baseline: one "now watched" item, or the first three entries.
     for ext in ["xml", "atom", "json"] {
-        let t = rss_titles(&c, &format!("{base}/feed/{plain}.{ext}")).await;
+        let t = feed_titles(&c, &format!("{base}/feed/{plain}.{ext}")).await;
         assert_eq!(
             t,
             vec!["sitefeed now watches Notice board".to_owned()],
@@ -483,7 +359,7 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
         // Three items taken from the page, its first entry among them, and not the "now
         // watched" item. (Which three is the backfill's business: entries, not the menu,
         // and this test does not pin a menu link down as an item.)
-        let t = rss_titles(&c, &format!("{base}/feed/{back}.{ext}")).await;
+        let t = feed_titles(&c, &format!("{base}/feed/{back}.{ext}")).await;
         assert_eq!(t.len(), 3, "{ext}: {t:?}");
         assert!(t.iter().any(|t| t == "Notice 10"), "{ext}: {t:?}");
         assert!(
@@ -530,7 +406,7 @@ async fn a_new_watch_neither_floods_nor_stays_empty() {
             .send()
             .await
             .expect("check");
-        let t = rss_titles(&c, &format!("{base}/feed/{id}.xml")).await;
+        let t = feed_titles(&c, &format!("{base}/feed/{id}.xml")).await;
         assert_eq!(t, want);
     }
 }
@@ -542,7 +418,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
     let base = common::serve(app.clone()).await;
     let c = client();
     let mut b = Browser::new(&base);
-    let (_, page, _) = b.get("/").await;
+    let (_, page, _) = b.get("/").await.parts();
     let csrf = csrf_field(&page);
     let upload = |text: &'static str, csrf: String| {
         let form = reqwest::multipart::Form::new().text("csrf", csrf).part(
@@ -588,14 +464,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
     );
 
     // Export, import into a fresh store: same watches, same ids, same titles.
-    let exported = c
-        .get(format!("{base}/opml"))
-        .send()
-        .await
-        .expect("opml")
-        .text()
-        .await
-        .expect("text");
+    let exported = get_text(&c, &format!("{base}/opml")).await;
     let dir2 = tempfile::tempdir().expect("tempdir");
     let (app2, _clock) = common::app(dir2.path());
     let report = app2.import_opml(&exported).expect("import");
@@ -616,7 +485,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
 
 #[tokio::test]
 async fn metrics_count_checks_errors_items_latency_queue_and_store() {
-    let v1 = ten();
+    let v1 = notices(10);
     let site = Site::start(&refs(&v1)).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());

@@ -25,12 +25,11 @@
 //!    Shark-Search relevance reaches `deep.relevance_threshold`.
 //! 6. Everything is committed in the check's one atomic batch: items, every URL observed
 //!    (so no URL is ever an item twice, whichever page shows it), the pages' link
-//!    arrays and the crawl state.
+//!    arrays and the crawl state ([`crate::model::crawl`], which the store persists).
 
 pub mod focus;
 pub mod neardup;
 mod page;
-pub mod state;
 pub mod template;
 pub mod trap;
 
@@ -43,14 +42,16 @@ use crate::config::DeepConfig;
 use crate::entries::{self, structure::PageText};
 use crate::extract::{self, Selector};
 use crate::fetch::{FetchOutcome, Fetcher, Page, Validators};
+use crate::model::crawl::{CrawlState, Kind, PageState};
 use crate::model::{Item, Link, Watch};
 use crate::store::{CrawlRecord, Store, StoreError};
 use focus::{Candidate, FocusParams, Frontier, LinkCue, Order, Parent, Topic};
-use state::{CrawlState, Kind, PageState};
 use template::Template;
 
 /// Characters of text on each side of a link that make its Shark-Search context.
 const CONTEXT_CHARS: usize = 80;
+/// Waiting candidates kept between checks.
+const FRONTIER_KEPT: usize = 500;
 /// Failed fetches in a row after which a known page is given up.
 const MAX_FAILURES: u32 = 3;
 
@@ -335,7 +336,7 @@ impl Crawl {
                 .into_iter()
                 .filter(|c| !pages.contains_key(&c.url)),
         );
-        self.state.frontier.truncate(state::FRONTIER_KEPT);
+        self.state.frontier.truncate(FRONTIER_KEPT);
         self.state.last_fetched = self.fetched;
         Ok(self)
     }

@@ -23,7 +23,7 @@
 //! stood at least 19 bits apart: so [`NEAR_BITS`] is 6. Changed digits (dates,
 //! counters) cost nothing.
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::crawl::Signature;
 
 /// Signatures of long enough pages at most this many bits apart are near-duplicates.
 pub const NEAR_BITS: u32 = 6;
@@ -32,15 +32,6 @@ pub const NEAR_BITS: u32 = 6;
 pub const MIN_TOKENS: u32 = 24;
 /// Tokens per shingle.
 pub const SHINGLE: usize = 4;
-
-/// A page's near-duplicate signature: a 64-bit simhash over shingles of its tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Signature {
-    /// The simhash (0 for a text without tokens).
-    pub hash: u64,
-    /// How many tokens the text has (saturating).
-    pub tokens: u32,
-}
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;

@@ -6,12 +6,12 @@ use std::collections::{HashMap, HashSet};
 use url::Url;
 
 use super::focus::{Candidate, Parent};
-use super::state::{Kind, PageState};
 use super::{focus, neardup, trap, Crawl, Read};
 use crate::diff;
 use crate::entries::{self, Context};
 use crate::extract::fingerprint;
 use crate::fetch::Page;
+use crate::model::crawl::{Kind, PageState};
 use crate::model::{hex, Link};
 use crate::store::StoreError;
 

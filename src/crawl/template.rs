@@ -15,11 +15,11 @@
 //! links differ from page to page. The sample is the [`SAMPLE_PAGES`] pages of the site
 //! fetched most recently (each once); nothing is learned from fewer than [`MIN_PAGES`].
 
-use std::collections::{HashMap, HashSet, VecDeque};
-
-use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 
 use crate::entries::Context;
+pub use crate::model::crawl::Sample;
+use crate::model::crawl::SampledPage;
 use crate::model::Link;
 
 /// Pages kept in the sample.
@@ -28,20 +28,6 @@ pub const SAMPLE_PAGES: usize = 16;
 pub const MIN_PAGES: usize = 3;
 /// Share of a block's links that must be template links for the block to be one.
 const BLOCK_TEMPLATE_SHARE: f64 = 0.6;
-
-/// The links of one sampled page: (URL hash, role) pairs, one per URL.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct SampledPage {
-    page: u64,
-    #[serde(with = "pairs")]
-    links: Vec<(u64, u64)>,
-}
-
-/// The recent pages of a site, from which its template is learned.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sample {
-    pages: VecDeque<SampledPage>,
-}
 
 /// What is template on a site now.
 #[derive(Debug, Clone, Default)]
@@ -176,44 +162,6 @@ impl crate::analysis::LinkFilter for Template {
         ctx: Vec<Option<Context>>,
     ) -> (Vec<Link>, Vec<Option<Context>>) {
         Template::strip(self, links, ctx)
-    }
-}
-
-/// (u64, u64) pairs as one base64 string of little-endian bytes: a sample of 16 pages
-/// of 200 links is ~68 KB this way, three times less than as JSON numbers.
-mod pairs {
-    use base64::Engine as _;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &[(u64, u64)], s: S) -> Result<S::Ok, S::Error> {
-        let mut bytes = Vec::with_capacity(v.len() * 16);
-        for (a, b) in v {
-            bytes.extend_from_slice(&a.to_le_bytes());
-            bytes.extend_from_slice(&b.to_le_bytes());
-        }
-        s.serialize_str(&base64::engine::general_purpose::STANDARD_NO_PAD.encode(bytes))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u64, u64)>, D::Error> {
-        let s = String::deserialize(d)?;
-        let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
-            .decode(s.as_bytes())
-            .map_err(serde::de::Error::custom)?;
-        if bytes.len() % 16 != 0 {
-            return Err(serde::de::Error::custom(
-                "link pairs are not 16-byte records",
-            ));
-        }
-        Ok(bytes
-            .chunks_exact(16)
-            .map(|c| {
-                let mut a = [0u8; 8];
-                let mut b = [0u8; 8];
-                a.copy_from_slice(&c[..8]);
-                b.copy_from_slice(&c[8..]);
-                (u64::from_le_bytes(a), u64::from_le_bytes(b))
-            })
-            .collect())
     }
 }
 

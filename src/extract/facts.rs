@@ -5,7 +5,7 @@
 //! them; nothing here decides what an entry says.
 //!
 //! Uses `lol_html`'s element type (to read attributes as the pass meets them),
-//! [`super::links`] (what hides) and [`super::entities`].
+//! [`super::hiding`] (what hides) and [`super::entities`].
 
 use std::ops::Range;
 
@@ -69,7 +69,7 @@ impl Facts {
             || el.has_attribute("hidden")
             || el
                 .get_attribute("style")
-                .is_some_and(|s| super::links::style_hides(&s))
+                .is_some_and(|s| super::hiding::style_hides(&s))
         {
             self.hiding.push(id);
         }

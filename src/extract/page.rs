@@ -27,7 +27,8 @@
 //! Limits: a page that needs over [`MAX_PARSER_MEMORY`] of parser state or more than
 //! [`TIME_BUDGET`] is refused with [`ExtractError::Html`].
 //!
-//! Uses lol_html, [`super::links`], [`super::structure`], [`super::resolve`].
+//! Uses lol_html, [`super::links`], [`super::structure`], [`super::hiding`],
+//! [`super::resolve`].
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -39,7 +40,8 @@ use lol_html::{
 };
 use url::Url;
 
-use super::links::{may_hide, LinkEnd, LinkState, RawLink};
+use super::hiding::may_hide;
+use super::links::{LinkEnd, LinkState, RawLink};
 use super::structure::{PageText, Structure, Tree};
 use super::{resolve, ExtractError, ExtractedPage, Selector};
 

@@ -16,7 +16,7 @@
 //! | `f` id | empty: the watch is failing (its last check was an error) |
 //! | `r` id | the watch's render mode (JSON), counted at start-up without reading watches |
 //! | `d` next_check(u64) id | empty: the due index, ordered by time |
-//! | `c` id | a deep watch's [`CrawlState`](crate::crawl::state::CrawlState) |
+//! | `c` id | a deep watch's [`CrawlState`](crate::model::crawl::CrawlState) |
 //! | `p` id md5(url)[..8] | the last link array of one page of a deep watch's site |
 
 use crate::model::WatchId;

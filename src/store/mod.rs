@@ -123,7 +123,7 @@ pub struct WatchState {
     pub note: Option<String>,
     /// A deep watch's site at its last check: pages by kind, candidates waiting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub crawl: Option<crate::crawl::state::Summary>,
+    pub crawl: Option<crate::model::crawl::Summary>,
     /// When the current run of failures began (the first failed check after a success);
     /// `None` while the watch is not failing. Kept by `commit_check`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,7 +239,7 @@ pub struct CheckRecord {
 /// What a deep watch's check writes of its site.
 #[derive(Debug, Default)]
 pub struct CrawlRecord {
-    pub state: crate::crawl::state::CrawlState,
+    pub state: crate::model::crawl::CrawlState,
     /// New link arrays of pages, by page URL.
     pub pages: Vec<(String, Vec<Link>)>,
 }
@@ -517,7 +517,7 @@ impl Store {
     }
 
     /// A deep watch's crawl state (empty before its first deep check).
-    pub fn crawl(&self, id: &WatchId) -> Result<crate::crawl::state::CrawlState, StoreError> {
+    pub fn crawl(&self, id: &WatchId) -> Result<crate::model::crawl::CrawlState, StoreError> {
         if let Some(pg) = &self.pg {
             return pg.crawl(id);
         }

@@ -4,7 +4,7 @@
 //! counts of both sides are compared. This file holds the copy and the sled side; the
 //! PostgreSQL side is `pg/transfer.rs`.
 
-use crate::crawl::state::CrawlState;
+use crate::model::crawl::CrawlState;
 use crate::model::{Item, Watch, WatchId};
 
 use super::{encode, keys, Store, StoreError, WatchState};

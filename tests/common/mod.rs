@@ -1,13 +1,16 @@
 //! The one test harness of the integration tests, on 127.0.0.1 only (nothing here
 //! touches the internet): the scripted test site ([`site`]), raw servers that misbehave
-//! ([`raw`]), and sitefeed apps on temporary stores with a manual clock and no per-host
-//! delay (the politeness tests set the delay they test).
+//! ([`raw`]), what a test does over HTTP (a client, a browser-ish session with cookies
+//! and CSRF, JSON calls, feeds read back: [`http`]), and sitefeed apps on temporary
+//! stores with a manual clock and no per-host delay (the politeness tests set the delay
+//! they test).
 #![allow(
     dead_code,
     unused_imports,
     reason = "each test binary uses a different part"
 )]
 
+mod http;
 mod raw;
 mod site;
 
@@ -18,6 +21,10 @@ use sitefeed::model::WatchId;
 use sitefeed::schedule::clock::ManualClock;
 use sitefeed::{App, Config};
 
+pub use http::{
+    client, csrf_field, feed_entries, feed_titles, get_text, json, notices, parsed_feed, post_json,
+    refs, Answer, Browser,
+};
 pub use raw::{raw_server, raw_server_logged, Misbehave};
 pub use site::{escape, list, list_page, Canned, Hit, Site};
 

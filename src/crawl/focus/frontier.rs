@@ -5,30 +5,14 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+pub use crate::model::crawl::Candidate;
+
 /// λ of [`Order::Focused`]: the most a candidate's cash can raise its potential (+10%).
 pub const CASH_WEIGHT: f64 = 0.1;
 
 /// κ of [`Order::Focused`]: cash equal to κ × the mean cash of the waiting candidates gets
 /// half of the boost [`CASH_WEIGHT`].
 pub const CASH_SCALE: f64 = 10.0;
-
-/// A waiting page.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Candidate {
-    /// Absolute URL, the frontier's key.
-    pub url: String,
-    /// Link distance from the watched page (the watched page is level 0).
-    pub level: u8,
-    /// OTIE cash gathered from the pages that link here.
-    pub cash: f64,
-    /// Shark-Search potential (the best seen).
-    pub potential: f64,
-    /// Shark-Search inherited score (the best seen).
-    pub inherited: f64,
-    /// Tunnel distance of the (closest) parent that linked here: the `d_parent` of
-    /// [`super::tunnel`] once this page is fetched.
-    pub tunnel: f64,
-}
 
 /// The frontier's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -375,7 +375,7 @@ impl PgStore {
         self.column(id, "SELECT state FROM watches WHERE id = $1")
     }
 
-    pub fn crawl(&self, id: &WatchId) -> Result<crate::crawl::state::CrawlState, StoreError> {
+    pub fn crawl(&self, id: &WatchId) -> Result<crate::model::crawl::CrawlState, StoreError> {
         Ok(self
             .column(id, "SELECT crawl FROM watches WHERE id = $1")?
             .unwrap_or_default())

@@ -16,14 +16,22 @@
 //! text inside hidden elements (as the extractor hides them) and notes where each link's
 //! own text lands. Passes that do not ask for text pay nothing for it.
 //!
-//! Uses `lol_html`'s element and text types and [`super::links`] (what breaks words,
-//! what hides), [`super::entities`].
+//! Beside this file: the visible text ([`text`]) and the roles of links ([`role`]). Uses
+//! `lol_html`'s element and text types, [`super::links`] (what breaks words),
+//! [`super::hiding`] (what hides) and [`super::facts`].
+
+mod role;
+mod text;
+
 use std::ops::Range;
 
 use lol_html::html_content::{Element, TextChunk, TextType};
 
 use super::facts::Facts;
-use super::{entities, links};
+use super::hiding::hides_text;
+use super::links;
+use role::{fnv, refine_roles, signature, FNV_SEED};
+use text::Text;
 
 /// Where one link stands in its page.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -79,86 +87,6 @@ struct Anchor {
     ctx: Context,
     /// Where its text stands in the collected text (see [`PageText::anchors`]).
     range: Option<Range<usize>>,
-}
-
-/// One capped text being collected.
-#[derive(Default)]
-struct Buf {
-    s: String,
-    /// A space is due before the next character.
-    gap: bool,
-    /// It reached [`MAX_TEXT_BYTES`].
-    full: bool,
-}
-
-impl Buf {
-    /// Appends `c` after a space when one is due, unless the cap is reached. Returns
-    /// where `c` was put.
-    fn push(&mut self, c: char) -> Option<usize> {
-        if self.full {
-            return None;
-        }
-        let sep = self.gap && !self.s.is_empty();
-        if self.s.len() + usize::from(sep) + c.len_utf8() > MAX_TEXT_BYTES {
-            self.full = true;
-            return None;
-        }
-        if sep {
-            self.s.push(' ');
-        }
-        self.gap = false;
-        let at = self.s.len();
-        self.s.push(c);
-        Some(at)
-    }
-}
-
-/// The text being collected, when it is asked for.
-#[derive(Default)]
-struct Text {
-    /// All visible text ([`PageText::text`]).
-    all: Buf,
-    /// Visible text outside chrome regions ([`PageText::content`]).
-    content: Buf,
-    /// Raw chunks of the current text node when it has character references, which
-    /// are decoded once the whole node is read (a chunk may end inside one).
-    node: String,
-}
-
-impl Text {
-    /// A block starts or ends: words on either side are apart.
-    fn split(&mut self) {
-        self.all.gap = true;
-        self.content.gap = true;
-    }
-
-    /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
-    /// over what lands in `all`.
-    fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
-        for c in s.chars() {
-            if c == '\0' {
-                continue;
-            }
-            if c.is_whitespace() {
-                self.split();
-                continue;
-            }
-            if let Some(at) = self.all.push(c) {
-                if let Some(r) = range.as_deref_mut() {
-                    if r.start == r.end {
-                        r.start = at;
-                    }
-                    r.end = self.all.s.len();
-                }
-            }
-            if chrome {
-                // What is left out still separates the words around it.
-                self.content.gap = true;
-            } else {
-                self.content.push(c);
-            }
-        }
-    }
 }
 
 /// An element's tag name without an allocation: names longer than 15 bytes (custom
@@ -319,33 +247,6 @@ const BLOCKS: &[&str] = &[
     "ul",
 ];
 
-fn fnv(seed: u64, bytes: &[u8]) -> u64 {
-    let mut h = seed;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-const FNV_SEED: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// Signature of an element: its tag and its first class name without digits. Only the
-/// first: variants (`card card--unavailable`, `item item--hot`) add modifier classes after
-/// the base one, and entries of one list must keep one role; names with digits
-/// (`post-1234`) are per item.
-fn signature(tag: &str, class: Option<&str>) -> u64 {
-    let first = class
-        .unwrap_or("")
-        .split_ascii_whitespace()
-        .find(|c| !c.bytes().any(|b| b.is_ascii_digit()));
-    let h = fnv(FNV_SEED, tag.as_bytes());
-    match first {
-        Some(c) => fnv(fnv(h, b"."), c.as_bytes()),
-        None => h,
-    }
-}
-
 impl Tree {
     /// A tree that collects the page's visible text too when `with_text`, and the
     /// facts of entry content when `with_facts`.
@@ -479,7 +380,7 @@ impl Tree {
             }
         }
         let texts = self.text.is_some() || self.facts.is_some();
-        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides(el, tag));
+        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides_text(el, tag));
         let breaks = texts && links::BREAKING_ELEMENTS.contains(&tag);
         if breaks {
             self.split();
@@ -609,93 +510,5 @@ impl Tree {
                 *t = t.saturating_add(n);
             }
         }
-    }
-
-    /// Any text chunk of the document, when the text is collected.
-    fn on_doc_text(&mut self, chunk: &TextChunk<'_>) {
-        let Some(t) = &mut self.text else {
-            return;
-        };
-        if !matches!(chunk.text_type(), TextType::Data | TextType::RCData)
-            || (t.all.full && t.content.full)
-        {
-            return;
-        }
-        let top = self.stack.last();
-        if top.is_some_and(|f| f.hidden) {
-            return;
-        }
-        let chrome = top.is_some_and(|f| f.chrome);
-        let range = match self.open {
-            Some((_, i)) => self.anchors[i].range.as_mut(),
-            None => None,
-        };
-        let s = chunk.as_str();
-        if t.node.is_empty() && !s.contains('&') {
-            t.push(s, chrome, range);
-            return;
-        }
-        if t.node.len() < 2 * MAX_TEXT_BYTES {
-            t.node.push_str(s);
-        }
-        if chunk.last_in_text_node() {
-            let mut decoded = String::with_capacity(t.node.len());
-            entities::decode_into(&t.node, &mut decoded, false);
-            t.node.clear();
-            t.push(&decoded, chrome, range);
-        }
-    }
-}
-
-/// Does this element keep its text from being shown: one whose content is not rendered
-/// text, or one hidden by the attributes the extractor takes as hiding (see
-/// [`super::links`])?
-fn hides(el: &Element<'_, '_>, tag: &str) -> bool {
-    matches!(
-        tag,
-        "script" | "style" | "template" | "noscript" | "title" | "desc"
-    ) || el.has_attribute("hidden")
-        || el
-            .get_attribute("aria-hidden")
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-        || el
-            .get_attribute("style")
-            .is_some_and(|s| links::style_hides(&s))
-}
-
-/// Links of one role that stand side by side in one repeated element (`<li><a>Title</a>
-/// <a>Comments</a></li>`, again and again) play different parts: their roles are told
-/// apart by their place among the role's links in that element (first, second, ...; up
-/// to the eighth). A role whose links each stand in an element of their own, or all in
-/// one element (a flat list split by `<br>`), keeps its role.
-fn refine_roles(anchors: &mut [Anchor]) {
-    use crate::hash::{HashMap, HashSet};
-    let parent = |a: &Anchor| a.ctx.path.len().checked_sub(2).map(|k| a.ctx.path[k]);
-    // Per role: its links and the distinct parents they stand in.
-    let mut stats: HashMap<u64, (usize, HashSet<u32>)> = HashMap::default();
-    for a in anchors.iter() {
-        let e = stats.entry(a.ctx.role).or_default();
-        e.0 += 1;
-        if let Some(p) = parent(a) {
-            e.1.insert(p);
-        }
-    }
-    let split: HashSet<u64> = stats
-        .into_iter()
-        .filter(|(_, (links, parents))| parents.len() >= 2 && *links > parents.len())
-        .map(|(role, _)| role)
-        .collect();
-    if split.is_empty() {
-        return;
-    }
-    let mut place: HashMap<(u64, u32), u8> = HashMap::default();
-    for a in anchors.iter_mut() {
-        if !split.contains(&a.ctx.role) {
-            continue;
-        }
-        let Some(p) = parent(a) else { continue };
-        let k = place.entry((a.ctx.role, p)).or_default();
-        a.ctx.role = fnv(a.ctx.role, &[*k]);
-        *k = (*k + 1).min(7);
     }
 }

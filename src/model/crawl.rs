@@ -1,17 +1,15 @@
-//! What a deep watch remembers of its site between checks: the pages it knows, what each
-//! is, the frontier still to visit and the template sample. Stored by `store` under the
-//! watch (one value), with each page's link array beside it.
+//! What a deep watch keeps of its site between checks, as the store holds it: the pages
+//! it knows and what each is ([`CrawlState`], [`PageState`], [`Kind`]), the frontier still
+//! to visit ([`Candidate`]), the near-duplicate signatures of pages ([`Signature`]), the
+//! template sample ([`Sample`]), and the counts that status displays show ([`Summary`]).
+//!
+//! Data only, like the rest of [`crate::model`]: the crawl ([`crate::crawl`]) computes and
+//! reads these values, [`crate::store`] persists them (one value under the watch, with
+//! each page's link array beside it). Uses `serde` and `base64` only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
-
-use super::focus::Candidate;
-use super::neardup::Signature;
-use super::template::Sample;
-
-/// Waiting candidates kept between checks.
-pub const FRONTIER_KEPT: usize = 500;
 
 /// What a page of the site turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,5 +123,84 @@ impl CrawlState {
             waiting: self.frontier.len(),
             fetched_last_check: self.last_fetched,
         }
+    }
+}
+
+/// A waiting page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Absolute URL, the frontier's key.
+    pub url: String,
+    /// Link distance from the watched page (the watched page is level 0).
+    pub level: u8,
+    /// OTIE cash gathered from the pages that link here.
+    pub cash: f64,
+    /// Shark-Search potential (the best seen).
+    pub potential: f64,
+    /// Shark-Search inherited score (the best seen).
+    pub inherited: f64,
+    /// Tunnel distance of the (closest) parent that linked here: the `d_parent` of
+    /// [`crate::crawl::focus::tunnel`] once this page is fetched.
+    pub tunnel: f64,
+}
+
+/// A page's near-duplicate signature: a 64-bit simhash over shingles of its tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    /// The simhash (0 for a text without tokens).
+    pub hash: u64,
+    /// How many tokens the text has (saturating).
+    pub tokens: u32,
+}
+
+/// The links of one sampled page: (URL hash, role) pairs, one per URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SampledPage {
+    pub(crate) page: u64,
+    #[serde(with = "pairs")]
+    pub(crate) links: Vec<(u64, u64)>,
+}
+
+/// The recent pages of a site, from which its template is learned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    pub(crate) pages: VecDeque<SampledPage>,
+}
+
+/// (u64, u64) pairs as one base64 string of little-endian bytes: a sample of 16 pages
+/// of 200 links is ~68 KB this way, three times less than as JSON numbers.
+mod pairs {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[(u64, u64)], s: S) -> Result<S::Ok, S::Error> {
+        let mut bytes = Vec::with_capacity(v.len() * 16);
+        for (a, b) in v {
+            bytes.extend_from_slice(&a.to_le_bytes());
+            bytes.extend_from_slice(&b.to_le_bytes());
+        }
+        s.serialize_str(&base64::engine::general_purpose::STANDARD_NO_PAD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u64, u64)>, D::Error> {
+        let s = String::deserialize(d)?;
+        let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(s.as_bytes())
+            .map_err(serde::de::Error::custom)?;
+        if bytes.len() % 16 != 0 {
+            return Err(serde::de::Error::custom(
+                "link pairs are not 16-byte records",
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(16)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                let mut b = [0u8; 8];
+                a.copy_from_slice(&c[..8]);
+                b.copy_from_slice(&c[8..]);
+                (u64::from_le_bytes(a), u64::from_le_bytes(b))
+            })
+            .collect())
     }
 }

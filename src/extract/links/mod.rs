@@ -21,7 +21,8 @@
 //!   `<iframe>`, `<xmp>`, `<noembed>`, `<noframes>` and `<plaintext>` contents are raw
 //!   text and never link text.
 //! * Speed: the hiding attributes (`hidden`, `aria-hidden`, `style`) are read only when
-//!   a quick scan of the page ([`may_hide`]) finds something that could hide an element.
+//!   a quick scan of the page ([`super::hiding::may_hide`]) finds something that could
+//!   hide an element.
 //! * Text chunks arrive raw (entities undecoded) and a text node may be split into
 //!   several chunks, even inside an entity; a node is decoded as a whole once its last
 //!   chunk arrives (chunks without `&` are appended directly). Whitespace is collapsed
@@ -29,10 +30,16 @@
 //! * Links are recorded in the order of their start tags, with the raw `href`; URLs are
 //!   resolved after the pass ([`super::resolve`]), because `<base href>` applies to the
 //!   whole document, also to links before it.
+//!
+//! Here: the state, the text of links and title as chunks arrive, and the whitespace
+//! rules; the start and end tags are read in [`tags`]. Uses [`super::entities`] and
+//! [`super::hiding`].
 
-use lol_html::html_content::{Element, TextChunk, TextType};
+use lol_html::html_content::{TextChunk, TextType};
 
 use super::entities;
+
+mod tags;
 
 /// Link texts longer than this (in bytes, after whitespace collapsing) are cut, at a char
 /// boundary: a link that wraps a whole article is not a title.
@@ -321,280 +328,6 @@ impl LinkState {
     }
 }
 
-/// Does this element hide its content (a `hidden` attribute, an inline `display:none`
-/// or `visibility:hidden`)?
-fn hides(el: &Element<'_, '_>) -> bool {
-    el.has_attribute("hidden") || el.get_attribute("style").is_some_and(|s| style_hides(&s))
-}
-
-impl LinkState {
-    /// An element that the user's selector matched. Returns whether it counts as open
-    /// until its end tag (then [`LinkState::on_selected_end`] must run there).
-    pub(super) fn on_selected(&mut self, el: &Element<'_, '_>) -> bool {
-        if el.can_have_content() {
-            if let Some(n) = &mut self.selected {
-                *n += 1;
-            }
-            true
-        } else {
-            self.void_selected_at = Some(el.source_location().bytes().start);
-            false
-        }
-    }
-
-    /// The end tag of an element the user's selector matched.
-    pub(super) fn on_selected_end(&mut self) {
-        if let Some(n) = &mut self.selected {
-            *n = n.saturating_sub(1);
-        }
-    }
-
-    /// Any start tag (`tag`: its name, lower case). `hiding`: whether the page may hide
-    /// elements by attribute ([`may_hide`]); `anchor`: the structure's anchor for the
-    /// element, when the pass gathers the structure. Returns what its end tag undoes.
-    pub(super) fn on_element(
-        &mut self,
-        el: &Element<'_, '_>,
-        tag: &str,
-        hiding: bool,
-        anchor: Option<usize>,
-    ) -> LinkEnd {
-        let mut end = LinkEnd::default();
-        // A void element has no end tag to undo a count with: a hidden `<area>` is
-        // skipped right here.
-        let mut void_hidden = false;
-        if hiding {
-            let (hide, aria) = (hides(el), is_aria_hidden(el));
-            self.count_open(el, &mut end, &mut void_hidden, hide, aria, false);
-        }
-        match tag {
-            // `<template>`, and SVG's `<title>` and `<desc>` (tooltips and descriptions).
-            "template" | "title" | "desc" => {
-                let hide = tag == "template" || self.svg > 0;
-                self.count_open(el, &mut end, &mut void_hidden, hide, false, false);
-            }
-            "svg" => self.count_open(el, &mut end, &mut void_hidden, false, false, true),
-            _ => {}
-        }
-        match tag {
-            "a" => end.link = self.on_anchor(el, anchor),
-            "area" => self.on_area(el, void_hidden, anchor),
-            "img" => self.on_img(el),
-            "base" if self.base.is_none() => {
-                self.base = el.get_attribute("href").map(|h| entities::decode(h, true));
-            }
-            "title" => end.title = self.on_title(el),
-            "meta" => self.on_meta(el),
-            "link" => self.on_link(el),
-            _ => {}
-        }
-        end
-    }
-
-    /// An end tag: undoes what its start tag counted, closes its link or the title.
-    pub(super) fn on_end(&mut self, end: LinkEnd) {
-        self.hidden = self.hidden.saturating_sub(u32::from(end.hidden));
-        self.aria_hidden = self.aria_hidden.saturating_sub(u32::from(end.aria));
-        self.svg = self.svg.saturating_sub(u32::from(end.svg));
-        if let Some(id) = end.link {
-            if self.open.as_ref().is_some_and(|o| o.id == id) {
-                self.close_link();
-            }
-        }
-        if end.title {
-            self.close_title();
-        }
-    }
-
-    /// Counts an element as open in the counters it belongs to (hidden, `aria-hidden`,
-    /// `<svg>`) until its end tag.
-    fn count_open(
-        &mut self,
-        el: &Element<'_, '_>,
-        end: &mut LinkEnd,
-        void_hidden: &mut bool,
-        hide: bool,
-        aria: bool,
-        svg: bool,
-    ) {
-        if el.can_have_content() {
-            self.hidden += u32::from(hide);
-            self.aria_hidden += u32::from(aria);
-            self.svg += u32::from(svg);
-            end.hidden += u8::from(hide);
-            end.aria += u8::from(aria);
-            end.svg += u8::from(svg);
-        } else if hide {
-            *void_hidden = true;
-        }
-    }
-
-    /// `<a>`: closes the open link and opens a new one (that counts if it has an href
-    /// and is visible and selected), until its end tag. Returns its id when its end tag
-    /// is to close it.
-    fn on_anchor(&mut self, el: &Element<'_, '_>, anchor: Option<usize>) -> Option<u32> {
-        let counts = self.hidden == 0 && self.selected != Some(0);
-        let href = counts
-            .then(|| {
-                el.get_attribute("href")
-                    .or_else(|| el.get_attribute("xlink:href"))
-            })
-            .flatten()
-            .map(|h| entities::decode(h, true));
-        let label = href
-            .as_ref()
-            .and_then(|_| el.get_attribute("aria-label"))
-            .map(|l| entities::decode(l, true));
-        let id = self.open_link(href, label, anchor);
-        if el.can_have_content() {
-            Some(id)
-        } else {
-            self.close_link();
-            None
-        }
-    }
-
-    /// `<area href>`: a link of its own, with its `alt` as text.
-    fn on_area(&mut self, el: &Element<'_, '_>, void_hidden: bool, anchor: Option<usize>) {
-        let at = el.source_location().bytes().start;
-        let hidden = self.hidden > 0 || void_hidden;
-        let selected = self.selected != Some(0) || self.void_selected_at == Some(at);
-        if hidden || !selected {
-            return;
-        }
-        let Some(href) = el.get_attribute("href") else {
-            return;
-        };
-        let mut text = String::new();
-        if let Some(alt) = el.get_attribute("alt") {
-            collapse_into(&entities::decode(alt, true), &mut text);
-        }
-        self.links.push(RawLink {
-            href: entities::decode(href, true),
-            text,
-            anchor,
-        });
-    }
-
-    /// `<img>` inside a link: keep its `alt` in case the link has no text.
-    fn on_img(&mut self, el: &Element<'_, '_>) {
-        if self.in_visible_link() && self.alt.len() < MAX_RAW_TEXT_BYTES {
-            if let Some(alt) = el.get_attribute("alt") {
-                self.alt.push(' ');
-                entities::decode_into(&alt, &mut self.alt, true);
-            }
-        }
-    }
-
-    /// `<title>`: the first one outside SVG is the page's title. Returns whether its end
-    /// tag closes it.
-    fn on_title(&mut self, el: &Element<'_, '_>) -> bool {
-        if self.title.is_some() || self.title_open || self.svg > 0 || el.namespace_uri() != HTML_NS
-        {
-            return false;
-        }
-        let sink = self.sink();
-        self.flush_node(sink);
-        self.title_open = true;
-        el.can_have_content()
-    }
-
-    /// `<link rel="icon" href>`: the first one names the site's icon.
-    fn on_link(&mut self, el: &Element<'_, '_>) {
-        let is_icon = el.get_attribute("rel").is_some_and(|r| {
-            r.split_ascii_whitespace()
-                .any(|t| t.eq_ignore_ascii_case("icon"))
-        });
-        if is_icon && self.icon.is_none() {
-            self.icon = el.get_attribute("href").filter(|h| !h.trim().is_empty());
-        }
-    }
-
-    /// `<meta name=robots content=...>`: `nofollow` or `none` set the nofollow flag.
-    fn on_meta(&mut self, el: &Element<'_, '_>) {
-        let is_robots = el
-            .get_attribute("name")
-            .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
-        if is_robots {
-            let content = el.get_attribute("content").unwrap_or_default();
-            if content
-                .split(|c: char| c == ',' || c.is_ascii_whitespace())
-                .any(|t| t.eq_ignore_ascii_case("nofollow") || t.eq_ignore_ascii_case("none"))
-            {
-                self.nofollow = true;
-            }
-        }
-    }
-}
-
-/// Could an attribute in `html` hide an element or mark it `aria-hidden`? A quick,
-/// conservative scan (false positives only cost time): it looks, ignoring ASCII case, for
-/// `hidden` standing as a word (the attribute), `aria-hidden`, `visibility` `:` `hidden`
-/// and `display` `:` `none`, with any spacing. A style that spells these with character
-/// references (`display&#58;none`) is not seen.
-pub(super) fn may_hide(html: &str) -> bool {
-    let lc = html.to_ascii_lowercase();
-    let ws = |c: char| c.is_ascii_whitespace();
-    let hidden = any_match(&lc, "hidden", |i| {
-        let before = &lc[..i];
-        if before.ends_with("aria-") {
-            return true;
-        }
-        let prev = before.as_bytes().last().copied();
-        let next = lc.as_bytes().get(i + 6).copied();
-        let word_before = prev.map_or(true, |b| {
-            b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'/')
-        });
-        let word_after = next.map_or(true, |b| {
-            b.is_ascii_whitespace() || matches!(b, b'=' | b'>' | b'/')
-        });
-        if word_before && word_after {
-            return true;
-        }
-        before
-            .trim_end_matches(ws)
-            .strip_suffix(':')
-            .is_some_and(|p| p.trim_end_matches(ws).ends_with("visibility"))
-    });
-    hidden
-        || any_match(&lc, "display", |i| {
-            lc[i + 7..]
-                .trim_start_matches(ws)
-                .strip_prefix(':')
-                .is_some_and(|v| v.trim_start_matches(ws).starts_with("none"))
-        })
-}
-
-/// Does `pred` hold for the start of some occurrence of `needle` in `hay`? Looks at
-/// `hay` in slices, first with `str::contains` (vectorized, several times faster than
-/// `match_indices` on long texts where the needle is rare).
-fn any_match(hay: &str, needle: &str, mut pred: impl FnMut(usize) -> bool) -> bool {
-    const SLICE: usize = 4096;
-    let mut start = 0;
-    while start < hay.len() {
-        let mut end = (start + SLICE).min(hay.len());
-        while !hay.is_char_boundary(end) {
-            end += 1;
-        }
-        // Overlap by the needle's length, so no occurrence is cut in two.
-        let mut stop = (end + needle.len()).min(hay.len());
-        while !hay.is_char_boundary(stop) {
-            stop += 1;
-        }
-        let slice = &hay[start..stop];
-        if slice.contains(needle) && slice.match_indices(needle).any(|(i, _)| pred(start + i)) {
-            return true;
-        }
-        start = end;
-    }
-    false
-}
-
-fn is_aria_hidden(el: &Element<'_, '_>) -> bool {
-    el.get_attribute("aria-hidden")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-}
-
 /// Does this markup between two text nodes of a link separate words: does it hold a
 /// start or end tag of a [`BREAKING_ELEMENTS`] element? (Looking at the source between
 /// text nodes, rather than handling every `<div>` and `<td>` of the page, keeps the pass
@@ -614,20 +347,6 @@ fn breaks_words(gap: &str) -> bool {
         BREAKING_ELEMENTS
             .iter()
             .any(|e| e.as_bytes().eq_ignore_ascii_case(name))
-    })
-}
-
-/// Does an inline style hide the element? (`display: none`, `visibility:hidden`, with
-/// any spacing, case and `!important`.)
-pub(crate) fn style_hides(style: &str) -> bool {
-    let compact: String = style
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    compact.split(';').any(|decl| {
-        let decl = decl.trim_end_matches("!important");
-        decl == "display:none" || decl == "visibility:hidden"
     })
 }
 
@@ -654,45 +373,5 @@ pub(super) fn collapse_into(src: &str, dst: &mut String) {
             pending_space = false;
         }
         dst.push(c);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hiding_prescan_is_conservative() {
-        for yes in [
-            "<div hidden>",
-            "<DIV HIDDEN=''>",
-            "<p class=x hidden/>",
-            "<p\thidden\n>",
-            "<span aria-hidden=true>",
-            "<span ARIA-HIDDEN='true'>",
-            "<div style='display:none'>",
-            "<div style=\"DISPLAY : NONE\">",
-            "<div style='visibility:\n hidden'>",
-            "<div style=\"color:red;Visibility : Hidden\">",
-            "<div hidden",
-        ] {
-            assert!(may_hide(yes), "{yes}");
-        }
-        for no in [
-            "<div style='overflow:hidden'>",
-            "<style>.a{overflow: hidden; display: block}</style>",
-            "<div class=hidden-xs>",
-            "<p>unhidden</p> <a href=/display>display</a>",
-            "",
-        ] {
-            assert!(!may_hide(no), "{no}");
-        }
-        // Occurrences on both sides of the scan's slice borders are found.
-        for pad in [4090, 4093, 4095, 4096, 4100] {
-            let html = format!("{}<div style='display: none'>", "x".repeat(pad));
-            assert!(may_hide(&html), "{pad}");
-            let html = format!("{}中<div hidden>", "x".repeat(pad));
-            assert!(may_hide(&html), "{pad}");
-        }
     }
 }

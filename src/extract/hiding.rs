@@ -1,0 +1,150 @@
+//! What hides an element from the page as a reader sees it: the `hidden` attribute, an
+//! inline `display:none` or `visibility:hidden`, `aria-hidden="true"`, and the quick scan
+//! ([`may_hide`]) that tells a pass whether a page can hide anything by attribute at all.
+//! The links ([`super::links`]), the structure's visible text ([`super::structure`]) and
+//! the facts of entry content ([`super::facts`]) all hide by these rules.
+//!
+//! Uses `lol_html`'s element type only.
+
+use lol_html::html_content::Element;
+
+/// Does this element hide its content (a `hidden` attribute, an inline `display:none`
+/// or `visibility:hidden`)?
+pub(super) fn hides(el: &Element<'_, '_>) -> bool {
+    el.has_attribute("hidden") || el.get_attribute("style").is_some_and(|s| style_hides(&s))
+}
+
+/// Does this element keep its text from being shown: one whose content is not rendered
+/// text, one hidden by the attributes that hide links ([`hides`]), or one marked
+/// `aria-hidden` ([`is_aria_hidden`])?
+pub(super) fn hides_text(el: &Element<'_, '_>, tag: &str) -> bool {
+    matches!(
+        tag,
+        "script" | "style" | "template" | "noscript" | "title" | "desc"
+    ) || hides(el)
+        || is_aria_hidden(el)
+}
+
+/// Does this element have `aria-hidden="true"` (hidden from screen readers, not from the
+/// screen)?
+pub(super) fn is_aria_hidden(el: &Element<'_, '_>) -> bool {
+    el.get_attribute("aria-hidden")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// Does an inline style hide the element? (`display: none`, `visibility:hidden`, with
+/// any spacing, case and `!important`.)
+pub(super) fn style_hides(style: &str) -> bool {
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.split(';').any(|decl| {
+        let decl = decl.trim_end_matches("!important");
+        decl == "display:none" || decl == "visibility:hidden"
+    })
+}
+
+/// Could an attribute in `html` hide an element or mark it `aria-hidden`? A quick,
+/// conservative scan (false positives only cost time): it looks, ignoring ASCII case, for
+/// `hidden` standing as a word (the attribute), `aria-hidden`, `visibility` `:` `hidden`
+/// and `display` `:` `none`, with any spacing. A style that spells these with character
+/// references (`display&#58;none`) is not seen.
+pub(super) fn may_hide(html: &str) -> bool {
+    let lc = html.to_ascii_lowercase();
+    let ws = |c: char| c.is_ascii_whitespace();
+    let hidden = any_match(&lc, "hidden", |i| {
+        let before = &lc[..i];
+        if before.ends_with("aria-") {
+            return true;
+        }
+        let prev = before.as_bytes().last().copied();
+        let next = lc.as_bytes().get(i + 6).copied();
+        let word_before = prev.map_or(true, |b| {
+            b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'/')
+        });
+        let word_after = next.map_or(true, |b| {
+            b.is_ascii_whitespace() || matches!(b, b'=' | b'>' | b'/')
+        });
+        if word_before && word_after {
+            return true;
+        }
+        before
+            .trim_end_matches(ws)
+            .strip_suffix(':')
+            .is_some_and(|p| p.trim_end_matches(ws).ends_with("visibility"))
+    });
+    hidden
+        || any_match(&lc, "display", |i| {
+            lc[i + 7..]
+                .trim_start_matches(ws)
+                .strip_prefix(':')
+                .is_some_and(|v| v.trim_start_matches(ws).starts_with("none"))
+        })
+}
+
+/// Does `pred` hold for the start of some occurrence of `needle` in `hay`? Looks at
+/// `hay` in slices, first with `str::contains` (vectorized, several times faster than
+/// `match_indices` on long texts where the needle is rare).
+fn any_match(hay: &str, needle: &str, mut pred: impl FnMut(usize) -> bool) -> bool {
+    const SLICE: usize = 4096;
+    let mut start = 0;
+    while start < hay.len() {
+        let mut end = (start + SLICE).min(hay.len());
+        while !hay.is_char_boundary(end) {
+            end += 1;
+        }
+        // Overlap by the needle's length, so no occurrence is cut in two.
+        let mut stop = (end + needle.len()).min(hay.len());
+        while !hay.is_char_boundary(stop) {
+            stop += 1;
+        }
+        let slice = &hay[start..stop];
+        if slice.contains(needle) && slice.match_indices(needle).any(|(i, _)| pred(start + i)) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hiding_prescan_is_conservative() {
+        for yes in [
+            "<div hidden>",
+            "<DIV HIDDEN=''>",
+            "<p class=x hidden/>",
+            "<p\thidden\n>",
+            "<span aria-hidden=true>",
+            "<span ARIA-HIDDEN='true'>",
+            "<div style='display:none'>",
+            "<div style=\"DISPLAY : NONE\">",
+            "<div style='visibility:\n hidden'>",
+            "<div style=\"color:red;Visibility : Hidden\">",
+            "<div hidden",
+        ] {
+            assert!(may_hide(yes), "{yes}");
+        }
+        for no in [
+            "<div style='overflow:hidden'>",
+            "<style>.a{overflow: hidden; display: block}</style>",
+            "<div class=hidden-xs>",
+            "<p>unhidden</p> <a href=/display>display</a>",
+            "",
+        ] {
+            assert!(!may_hide(no), "{no}");
+        }
+        // Occurrences on both sides of the scan's slice borders are found.
+        for pad in [4090, 4093, 4095, 4096, 4100] {
+            let html = format!("{}<div style='display: none'>", "x".repeat(pad));
+            assert!(may_hide(&html), "{pad}");
+            let html = format!("{}中<div hidden>", "x".repeat(pad));
+            assert!(may_hide(&html), "{pad}");
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The page's visible text as the pass collects it ([`super::PageText`]): whitespace
+//! collapsed, blocks apart, capped at [`MAX_TEXT_BYTES`], with the text outside chrome
+//! regions beside it and the range each link's own text takes.
+//!
+//! Uses [`super`]'s tree and `lol_html`'s text type, [`crate::extract::entities`].
+
+use std::ops::Range;
+
+use lol_html::html_content::{TextChunk, TextType};
+
+use super::{Tree, MAX_TEXT_BYTES};
+use crate::extract::entities;
+
+/// One capped text being collected.
+#[derive(Default)]
+pub(super) struct Buf {
+    pub(super) s: String,
+    /// A space is due before the next character.
+    gap: bool,
+    /// It reached [`MAX_TEXT_BYTES`].
+    pub(super) full: bool,
+}
+
+impl Buf {
+    /// Appends `c` after a space when one is due, unless the cap is reached. Returns
+    /// where `c` was put.
+    fn push(&mut self, c: char) -> Option<usize> {
+        if self.full {
+            return None;
+        }
+        let sep = self.gap && !self.s.is_empty();
+        if self.s.len() + usize::from(sep) + c.len_utf8() > MAX_TEXT_BYTES {
+            self.full = true;
+            return None;
+        }
+        if sep {
+            self.s.push(' ');
+        }
+        self.gap = false;
+        let at = self.s.len();
+        self.s.push(c);
+        Some(at)
+    }
+}
+
+/// The text being collected, when it is asked for.
+#[derive(Default)]
+pub(super) struct Text {
+    /// All visible text ([`super::PageText::text`]).
+    pub(super) all: Buf,
+    /// Visible text outside chrome regions ([`super::PageText::content`]).
+    pub(super) content: Buf,
+    /// Raw chunks of the current text node when it has character references, which
+    /// are decoded once the whole node is read (a chunk may end inside one).
+    node: String,
+}
+
+impl Text {
+    /// A block starts or ends: words on either side are apart.
+    pub(super) fn split(&mut self) {
+        self.all.gap = true;
+        self.content.gap = true;
+    }
+
+    /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
+    /// over what lands in `all`.
+    fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
+        for c in s.chars() {
+            if c == '\0' {
+                continue;
+            }
+            if c.is_whitespace() {
+                self.split();
+                continue;
+            }
+            if let Some(at) = self.all.push(c) {
+                if let Some(r) = range.as_deref_mut() {
+                    if r.start == r.end {
+                        r.start = at;
+                    }
+                    r.end = self.all.s.len();
+                }
+            }
+            if chrome {
+                // What is left out still separates the words around it.
+                self.content.gap = true;
+            } else {
+                self.content.push(c);
+            }
+        }
+    }
+}
+
+impl Tree {
+    /// Any text chunk of the document, when the text is collected.
+    pub(super) fn on_doc_text(&mut self, chunk: &TextChunk<'_>) {
+        let Some(t) = &mut self.text else {
+            return;
+        };
+        if !matches!(chunk.text_type(), TextType::Data | TextType::RCData)
+            || (t.all.full && t.content.full)
+        {
+            return;
+        }
+        let top = self.stack.last();
+        if top.is_some_and(|f| f.hidden) {
+            return;
+        }
+        let chrome = top.is_some_and(|f| f.chrome);
+        let range = match self.open {
+            Some((_, i)) => self.anchors[i].range.as_mut(),
+            None => None,
+        };
+        let s = chunk.as_str();
+        if t.node.is_empty() && !s.contains('&') {
+            t.push(s, chrome, range);
+            return;
+        }
+        if t.node.len() < 2 * MAX_TEXT_BYTES {
+            t.node.push_str(s);
+        }
+        if chunk.last_in_text_node() {
+            let mut decoded = String::with_capacity(t.node.len());
+            entities::decode_into(&t.node, &mut decoded, false);
+            t.node.clear();
+            t.push(&decoded, chrome, range);
+        }
+    }
+}
