@@ -11,6 +11,8 @@ use std::ops::Range;
 
 use lol_html::html_content::Element;
 
+use super::hiding::Attrs;
+
 /// What the structural pass collects for entry content.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
@@ -56,7 +58,7 @@ const MAX_TEXT: usize = 1 << 20;
 
 impl Facts {
     /// An element opens with instance id `id` (ids count up in document order).
-    pub fn open(&mut self, id: u32, tag: &str, el: &Element<'_, '_>) {
+    pub(super) fn open(&mut self, id: u32, tag: &str, el: &Element<'_, '_>, attrs: &Attrs) {
         let i = id as usize;
         if self.span.len() <= i {
             self.span.resize(i + 1, 0..0);
@@ -65,12 +67,7 @@ impl Facts {
         let at = self.text.len() as u32;
         self.span[i] = at..at;
         self.sub_end[i] = id + 1;
-        if matches!(tag, "template" | "noscript" | "title" | "desc")
-            || el.has_attribute("hidden")
-            || el
-                .get_attribute("style")
-                .is_some_and(|s| super::hiding::style_hides(&s))
-        {
+        if matches!(tag, "template" | "noscript" | "title" | "desc") || attrs.hides {
             self.hiding.push(id);
         }
         let attr = |n: &str| el.get_attribute(n).filter(|v| !v.trim().is_empty());
@@ -89,7 +86,12 @@ impl Facts {
                 },
             ));
         }
-        if let Some(url) = attr("style").as_deref().and_then(background_image) {
+        if let Some(url) = attrs
+            .style
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            .and_then(background_image)
+        {
             // A picture shown as an inline background (`style="background-image:url(..)"`).
             self.images.push((
                 id,
@@ -119,12 +121,12 @@ impl Facts {
             // A timestamp in a tooltip (`<span title="2024-05-01 10:00">3 hours ago</span>`).
             self.times.push((id, t));
         }
-        let class = attr("class").unwrap_or_default();
+        let class = attrs.class.as_deref().unwrap_or_default();
         if has(&attr("rel").unwrap_or_default(), "author")
             || has(&itemprop, "author")
             || ["author", "p-author", "byline"]
                 .iter()
-                .any(|w| has(&class, w))
+                .any(|w| has(class, w))
         {
             self.authors.push((id, attr("content")));
         }

@@ -8,21 +8,56 @@
 
 use lol_html::html_content::Element;
 
-/// Does this element hide its content (a `hidden` attribute, an inline `display:none`
-/// or `visibility:hidden`)?
-pub(super) fn hides(el: &Element<'_, '_>) -> bool {
-    el.has_attribute("hidden") || el.get_attribute("style").is_some_and(|s| style_hides(&s))
+/// The attributes of a start tag that more than one collector of the pass reads, read
+/// once per element ([`Attrs::read`]): each `get_attribute` scans the attributes and
+/// decodes the value into a new string.
+#[derive(Debug, Default)]
+pub(super) struct Attrs {
+    pub(super) class: Option<String>,
+    pub(super) style: Option<String>,
+    pub(super) role: Option<String>,
+    /// The element hides its content: a `hidden` attribute, an inline `display:none` or
+    /// `visibility:hidden` ([`style_hides`]).
+    pub(super) hides: bool,
+    /// `aria-hidden="true"` ([`is_aria_hidden`]).
+    pub(super) aria_hidden: bool,
+}
+
+impl Attrs {
+    /// Reads them: the two hiding rules only when the page `may_hide` anything
+    /// ([`may_hide`], else they are false), `class`, `style` and `role` only when
+    /// `all` (a pass that gathers more than links).
+    pub(super) fn read(el: &Element<'_, '_>, may_hide: bool, all: bool) -> Self {
+        let style = (all || may_hide)
+            .then(|| el.get_attribute("style"))
+            .flatten();
+        let (hides, aria_hidden) = if may_hide {
+            (
+                el.has_attribute("hidden") || style.as_deref().is_some_and(style_hides),
+                is_aria_hidden(el),
+            )
+        } else {
+            (false, false)
+        };
+        Self {
+            class: all.then(|| el.get_attribute("class")).flatten(),
+            style,
+            role: all.then(|| el.get_attribute("role")).flatten(),
+            hides,
+            aria_hidden,
+        }
+    }
 }
 
 /// Does this element keep its text from being shown: one whose content is not rendered
-/// text, one hidden by the attributes that hide links ([`hides`]), or one marked
+/// text, one hidden by the attributes that hide links ([`Attrs::hides`]), or one marked
 /// `aria-hidden` ([`is_aria_hidden`])?
-pub(super) fn hides_text(el: &Element<'_, '_>, tag: &str) -> bool {
+pub(super) fn hides_text(attrs: &Attrs, tag: &str) -> bool {
     matches!(
         tag,
         "script" | "style" | "template" | "noscript" | "title" | "desc"
-    ) || hides(el)
-        || is_aria_hidden(el)
+    ) || attrs.hides
+        || attrs.aria_hidden
 }
 
 /// Does this element have `aria-hidden="true"` (hidden from screen readers, not from the

@@ -40,7 +40,7 @@ use lol_html::{
 };
 use url::Url;
 
-use super::hiding::may_hide;
+use super::hiding::{may_hide, Attrs};
 use super::links::{LinkEnd, LinkState, RawLink};
 use super::structure::{PageText, Structure, Tree};
 use super::{resolve, ExtractError, ExtractedPage, Selector};
@@ -103,14 +103,17 @@ impl Pass {
     /// A start tag (`tag`: its name, lower case). Returns what its end tag is to do, if
     /// anything.
     fn on_element(&mut self, el: &Element<'_, '_>, tag: &str) -> Option<End> {
+        let attrs = Attrs::read(el, self.hiding, self.tree.is_some());
         let (tree, anchor) = match &mut self.tree {
             Some(t) => {
-                let opened = t.on_element(el, tag);
+                let opened = t.on_element(el, tag, &attrs);
                 (opened.end, opened.anchor)
             }
             None => (None, None),
         };
-        let links = self.links.on_element(el, tag, self.hiding, anchor);
+        let links = self
+            .links
+            .on_element(el, tag, self.hiding.then_some(&attrs), anchor);
         (tree.is_some() || !links.is_empty()).then_some(End { links, tree })
     }
 

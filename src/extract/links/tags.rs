@@ -10,7 +10,7 @@ use lol_html::html_content::Element;
 
 use super::{collapse_into, LinkEnd, LinkState, RawLink, HTML_NS, MAX_RAW_TEXT_BYTES};
 use crate::extract::entities;
-use crate::extract::hiding::{hides, is_aria_hidden};
+use crate::extract::hiding::Attrs;
 
 impl LinkState {
     /// An element that the user's selector matched. Returns whether it counts as open
@@ -34,24 +34,31 @@ impl LinkState {
         }
     }
 
-    /// Any start tag (`tag`: its name, lower case). `hiding`: whether the page may hide
-    /// elements by attribute ([`crate::extract::hiding::may_hide`]); `anchor`: the
+    /// Any start tag (`tag`: its name, lower case). `hiding`: the element's attributes
+    /// when the page may hide elements by attribute ([`crate::extract::hiding::may_hide`]),
+    /// `None` when it cannot; `anchor`: the
     /// structure's anchor for the element, when the pass gathers the structure. Returns
     /// what its end tag undoes.
     pub(in crate::extract) fn on_element(
         &mut self,
         el: &Element<'_, '_>,
         tag: &str,
-        hiding: bool,
+        hiding: Option<&Attrs>,
         anchor: Option<usize>,
     ) -> LinkEnd {
         let mut end = LinkEnd::default();
         // A void element has no end tag to undo a count with: a hidden `<area>` is
         // skipped right here.
         let mut void_hidden = false;
-        if hiding {
-            let (hide, aria) = (hides(el), is_aria_hidden(el));
-            self.count_open(el, &mut end, &mut void_hidden, hide, aria, false);
+        if let Some(a) = hiding {
+            self.count_open(
+                el,
+                &mut end,
+                &mut void_hidden,
+                a.hides,
+                a.aria_hidden,
+                false,
+            );
         }
         match tag {
             // `<template>`, and SVG's `<title>` and `<desc>` (tooltips and descriptions).

@@ -28,7 +28,7 @@ use std::ops::Range;
 use lol_html::html_content::{Element, TextChunk, TextType};
 
 use super::facts::Facts;
-use super::hiding::hides_text;
+use super::hiding::{hides_text, Attrs};
 use super::links;
 use role::{fnv, refine_roles, signature, FNV_SEED};
 use text::Text;
@@ -348,7 +348,7 @@ impl Tree {
     /// Handles a start tag (`tag`: its name, lower case). Returns the element's id when
     /// it has an end tag (then [`Tree::close`] must run at that end tag), whether that end
     /// tag separates words, and the index of the anchor it opened, if it is a link.
-    pub(super) fn on_element(&mut self, el: &Element<'_, '_>, tag: &str) -> Opened {
+    pub(super) fn on_element(&mut self, el: &Element<'_, '_>, tag: &str, attrs: &Attrs) -> Opened {
         match tag {
             "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
             "dt" | "dd" => self.close_implicit(&["dt", "dd"], &["dl"]),
@@ -362,9 +362,9 @@ impl Tree {
             _ => {}
         }
         let parent = self.stack.last();
-        let landmark = el.get_attribute("role").is_some_and(|role| {
+        let landmark = attrs.role.as_deref().is_some_and(|role| {
             matches!(
-                role.as_str(),
+                role,
                 "navigation" | "banner" | "contentinfo" | "complementary"
             )
         });
@@ -380,22 +380,20 @@ impl Tree {
             }
         }
         let texts = self.text.is_some() || self.facts.is_some();
-        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides_text(el, tag));
+        let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides_text(attrs, tag));
         let breaks = texts && links::BREAKING_ELEMENTS.contains(&tag);
         if breaks {
             self.split();
         }
-        let sig = signature(tag, el.get_attribute("class").as_deref());
+        let sig = signature(tag, attrs.class.as_deref());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
-        if self.main.is_none()
-            && (tag == "main" || el.get_attribute("role").is_some_and(|r| r == "main"))
-        {
+        if self.main.is_none() && (tag == "main" || attrs.role.as_deref() == Some("main")) {
             self.main = Some(id);
         }
         self.blocks.open(id);
         if let Some(f) = &mut self.facts {
-            f.open(id, tag, el);
+            f.open(id, tag, el, attrs);
         }
         if matches!(tag, "img" | "picture" | "svg" | "video" | "time") {
             if let Some(m) = self.blocks.media.get_mut(id as usize) {
