@@ -98,6 +98,7 @@ fn commit_stores_items_newest_first_links_and_seen() {
         ],
         crawl: None,
         retitled: Vec::new(),
+        host_pause: None,
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let items = s.items(&w.id, 10).expect("items");
@@ -145,6 +146,7 @@ fn remove_deletes_everything_of_one_watch_only() {
             new_items: vec![item(&format!("{}1", w.url), 1)],
             crawl: None,
             retitled: Vec::new(),
+            host_pause: None,
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }

@@ -22,6 +22,18 @@ impl Db {
         {
             return Err(StoreError::NoWatch(watch_id(a.id.clone())?));
         }
+        if let Some(pause) = a.host_pause {
+            // The host asked for a pause: its lease keeps it for the next holder (never
+            // shortening one it has). Before the fence's shared lock, so two such
+            // commits on one host queue on the row instead of deadlocking on an upgrade.
+            tx.execute(
+                "UPDATE host_leases
+                 SET not_before = greatest(not_before, now() + $2::float8 * interval '1 millisecond')
+                 WHERE host = (SELECT host FROM watches WHERE id = $1)",
+                &[&a.id, &(pause.as_millis() as f64)],
+            )
+            .await?;
+        }
         if let Some((host, epoch)) = fence {
             // FOR SHARE: a claim of this host (FOR UPDATE SKIP LOCKED) passes it by until
             // this commit ends, so the lease cannot move between this check and the commit.
@@ -116,6 +128,8 @@ pub(super) struct Commit {
     keep_from: i64,
     /// The feed changes: a new feed stamp.
     bump: bool,
+    /// The pause the host asked for (`Retry-After`), for its lease.
+    host_pause: Option<std::time::Duration>,
 }
 
 impl Commit {
@@ -162,6 +176,7 @@ impl Commit {
             bump: !record.new_items.is_empty()
                 || !record.retitled.is_empty()
                 || crate::store::stamp::feed_facts(prev) != crate::store::stamp::feed_facts(state),
+            host_pause: record.host_pause,
         }
     }
 }
