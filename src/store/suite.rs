@@ -335,3 +335,18 @@ both!(
         );
     }
 );
+
+both!(render_modes_of_plain_and_rendered_watches, |s: &Store| {
+    // A plain watch stores no `render` at all (the default is skipped).
+    let plain = watch("http://a.example/");
+    let mut rendered = watch("http://b.example/");
+    rendered.render = crate::model::Render::Browser;
+    s.insert_watch(&plain, &state(10)).expect("insert");
+    s.insert_watch(&rendered, &state(10)).expect("insert");
+    let mut renders = s.watch_renders().expect("renders");
+    renders.sort_by_key(|r| format!("{r:?}"));
+    assert_eq!(
+        renders,
+        [crate::model::Render::Browser, crate::model::Render::Plain]
+    );
+});
