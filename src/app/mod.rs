@@ -219,7 +219,17 @@ impl App {
             self.clock.now(),
             dry_run,
         )
-        .await?;
+        .await;
+        let report = match report {
+            Ok(r) => r,
+            Err(e) => {
+                // Not committed: the hand-out of the watch ends (PostgreSQL).
+                if !dry_run {
+                    self.store.check_ended(&watch.id);
+                }
+                return Err(e.into());
+            }
+        };
         self.metrics.record_check(
             report.new_items.len(),
             report.site_pages,

@@ -99,6 +99,15 @@ impl Store {
         }
     }
 
+    /// The check of `id` ended without a commit (an error before it): on PostgreSQL its
+    /// hand-out ends, so its host can be let go and its next check is handed out under
+    /// the lease's epoch of then. Nothing on sled.
+    pub fn check_ended(&self, id: &WatchId) {
+        if let Some(pg) = &self.pg {
+            pg.check_ended(id);
+        }
+    }
+
     /// How often the scheduler must look for work it could claim even when nothing it
     /// holds is due (other nodes' released or expired hosts); `None` with sled.
     pub fn poll_every(&self) -> Option<Duration> {

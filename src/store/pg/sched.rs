@@ -43,6 +43,11 @@ impl PgStore {
         })
     }
 
+    /// As [`crate::store::Store::check_ended`].
+    pub fn check_ended(&self, id: &WatchId) {
+        self.inner.db.leases.done(id);
+    }
+
     /// Extends this node's leases now (the background task does it every
     /// `renew_every`).
     pub fn renew(&self) -> Result<(), StoreError> {

@@ -457,4 +457,12 @@ fn a_check_by_hand_holds_the_host_and_cannot_write_over_the_holder() {
         "{wait:?}"
     );
     assert_eq!(a.held().len(), 1);
+    // Held for the check, nothing due (at 5): kept while the check runs, let go once it
+    // ended without a commit (w1's scheduled check, handed out at first, ended too).
+    a.check_ended(&w1.id);
+    assert!(a.claim_due(5, 10).expect("claim").is_empty());
+    assert_eq!(a.held().len(), 1, "the check by hand still runs");
+    a.check_ended(&w2.id);
+    assert!(a.claim_due(5, 10).expect("claim").is_empty());
+    assert!(a.held().is_empty(), "released once the check ended");
 }
