@@ -16,6 +16,7 @@ use crate::hash::HashSet;
 use url::Url;
 
 use crate::diff;
+use crate::entries::hygiene::Tracking;
 use crate::entries::{self, decide, Context};
 use crate::extract::{self, fingerprint, Selector};
 use crate::fetch::Validators;
@@ -84,6 +85,8 @@ pub struct PageInput<'a> {
     /// Analyse even when the fingerprints say nothing changed (the preview: every link
     /// explained).
     pub force: bool,
+    /// The query parameters dropped from links before anything compares them.
+    pub tracking: &'a Tracking,
 }
 
 impl std::fmt::Debug for PageInput<'_> {
@@ -196,7 +199,7 @@ pub fn analyse<H: History>(
         structure.ctx = ctx;
     }
     // Link hygiene: tracking parameters leave the links before anything compares them.
-    entries::hygiene::clean_links(&mut page.links);
+    input.tracking.clean_links(&mut page.links);
     let link_fp = hex(&fingerprint::links(&page.links));
     if !input.force && prev.link_fingerprint == Some(link_fp.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
@@ -211,7 +214,7 @@ pub fn analyse<H: History>(
     } else {
         let mut old = history.links()?;
         // (links stored before hygiene compare as they are now)
-        entries::hygiene::clean_links(&mut old);
+        input.tracking.clean_links(&mut old);
         old
     };
     // Selective extraction: a URL this watch saw before is never new again. The URLs

@@ -228,6 +228,7 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
         validators: Validators::default(),
         template: None,
         force: false,
+        tracking: &crate::entries::hygiene::Tracking::default(),
     };
     let a = analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap();
     changed(a.expect("a usable page"))

@@ -8,12 +8,24 @@ use url::Url;
 
 use crate::analysis::Params;
 pub use crate::analysis::{analyse, item_for, Analysis, Changed, PageInput};
-use crate::config::{DeepConfig, ScheduleConfig};
+use crate::config::{DeepConfig, FullText, ScheduleConfig};
 use crate::crawl::DeepOutcome;
+use crate::entries::hygiene::Tracking;
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
 use crate::store::{CheckRecord, Store, StoreError, WatchState};
+
+/// The service-wide rules a check follows, besides the watch's own settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    /// The schedule's bounds as they apply to this watch.
+    pub sched: &'a ScheduleConfig,
+    pub deep: &'a DeepConfig,
+    /// The query parameters dropped from links.
+    pub tracking: &'a Tracking,
+    pub full_text: FullText,
+}
 
 /// The result of one check, as reported to users.
 #[derive(Debug, Default)]
@@ -41,7 +53,7 @@ pub struct CheckReport {
 )]
 /// The watch's next state and the record to commit, for an analysis or a failure.
 pub fn settle(
-    sched: &ScheduleConfig,
+    settings: &Settings<'_>,
     watch: &Watch,
     prev: &WatchState,
     result: Result<Analysis, (String, &'static str)>,
@@ -49,6 +61,7 @@ pub fn settle(
     now: i64,
     duration_ms: u64,
 ) -> (WatchState, CheckRecord, CheckReport) {
+    let sched = settings.sched;
     let mut st = prev.clone();
     let elapsed = (now - prev.last_check.unwrap_or(watch.created)) as f64;
     st.last_check = Some(now);
@@ -145,7 +158,11 @@ pub fn settle(
     }
     // A full-text watch's new items wait for their article, committed with them.
     if watch.options.content == crate::model::Content::Full && !report.new_items.is_empty() {
-        crate::fulltext::queue(&mut st.full_text, &report.new_items);
+        crate::fulltext::queue(
+            &mut st.full_text,
+            &report.new_items,
+            settings.full_text.queue,
+        );
     }
     let strategy = watch.strategy.unwrap_or(sched.strategy);
     let obs = Observation { outcome, new_links };
@@ -195,8 +212,7 @@ fn merge_deep(
 pub async fn run(
     store: &Store,
     fetcher: &Fetcher,
-    sched: &ScheduleConfig,
-    deep_cfg: &DeepConfig,
+    settings: &Settings<'_>,
     watch: &Watch,
     now: i64,
     dry_run: bool,
@@ -215,7 +231,12 @@ pub async fn run(
     };
     let mut retry_after = None;
     let mut crawl = if crate::crawl::is_deep(watch) {
-        Some(crate::crawl::Crawl::load(store, deep_cfg, watch)?)
+        Some(crate::crawl::Crawl::load(
+            store,
+            settings.deep,
+            settings.tracking,
+            watch,
+        )?)
     } else {
         None
     };
@@ -226,7 +247,8 @@ pub async fn run(
         }),
         Ok(FetchOutcome::Page(page)) => {
             // The analysis runs on the CPU pool, off the async workers.
-            let (a, c) = analyse_on_pool(store, watch, &prev, page, crawl, now).await?;
+            let tracking = settings.tracking.clone();
+            let (a, c) = analyse_on_pool(store, watch, &prev, page, crawl, tracking, now).await?;
             crawl = c;
             a.map_err(|m| (m, "page"))
         }
@@ -245,7 +267,7 @@ pub async fn run(
         _ => None,
     };
     let ms = started.elapsed().as_millis() as u64;
-    let (mut state, mut record, mut report) = settle(sched, watch, &prev, result, deep, now, ms);
+    let (mut state, mut record, mut report) = settle(settings, watch, &prev, result, deep, now, ms);
     // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
     // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
     // lease keeps the pause for whichever node holds the host next.
@@ -265,8 +287,18 @@ pub async fn run(
         // A failure to store them is not the check's: its items stand, and the queue
         // is still there for the next check.
         if wanted && !pending.is_empty() {
-            if let Err(e) = crate::fulltext::fill(store, fetcher, &watch.id, &pending).await {
-                tracing::warn!(id = %watch.id, error = %e, "cannot store the full text");
+            let limits = settings.full_text;
+            match crate::fulltext::fill(store, fetcher, &watch.id, &pending, limits).await {
+                // What the check reports (and a webhook sends) carries the articles
+                // found for its own new items.
+                Ok(found) => {
+                    for item in &mut report.new_items {
+                        if let Some((_, html)) = found.iter().find(|(id, _)| *id == item.id) {
+                            item.content = Some(html.clone());
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(id = %watch.id, error = %e, "cannot store the full text"),
             }
         }
     }
@@ -281,13 +313,14 @@ async fn analyse_on_pool(
     prev: &WatchState,
     page: crate::fetch::Page,
     crawl: Option<crate::crawl::Crawl>,
+    tracking: Tracking,
     now: i64,
 ) -> Result<(Result<Analysis, String>, Option<crate::crawl::Crawl>), StoreError> {
     let (store, watch, prev) = (store.clone(), watch.clone(), prev.clone());
     crate::cpu::run(move || {
         let mut crawl = crawl;
-        let input =
-            crate::crawl::root_input(&page, crawl.as_ref().map(crate::crawl::Crawl::template));
+        let template = crawl.as_ref().map(crate::crawl::Crawl::template);
+        let input = crate::crawl::root_input(&page, template, &tracking);
         let mut a = analyse(
             &store.history(&watch.id),
             &watch,
@@ -342,7 +375,7 @@ fn defer(
 )]
 pub fn apply(
     store: &Store,
-    sched: &ScheduleConfig,
+    settings: &Settings<'_>,
     watch: &Watch,
     prev: &WatchState,
     result: Result<Analysis, (String, &'static str)>,
@@ -350,7 +383,7 @@ pub fn apply(
     duration_ms: u64,
     dry_run: bool,
 ) -> Result<CheckReport, StoreError> {
-    let (state, record, report) = settle(sched, watch, prev, result, None, now, duration_ms);
+    let (state, record, report) = settle(settings, watch, prev, result, None, now, duration_ms);
     if !dry_run {
         store.commit_check(&watch.id, prev, &state, &record)?;
     }

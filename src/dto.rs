@@ -1,8 +1,9 @@
 //! The JSON shapes of the HTTP API (`docs/interface.md`): what `/api/…` accepts and
 //! answers. The server writes them ([`crate::server::api`]) and the remote client reads
 //! them ([`crate::remote`]), so both sides hold one definition. Plain data: may use
-//! [`crate::model`] and [`crate::crawl::state::Summary`] (the shape of a deep watch's
-//! counts), nothing that does I/O.
+//! [`crate::model`], [`crate::crawl::state::Summary`] (the shape of a deep watch's
+//! counts) and the sanitizer of [`crate::render`] (an article is served as the feeds
+//! serve it), nothing that does I/O.
 
 use serde::{Deserialize, Serialize};
 
@@ -254,6 +255,10 @@ pub struct ItemJson {
     pub image: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// The article of the entry's page (`content = "full"` watches), sanitized as the
+    /// feeds serve it; absent until it has been fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_html: Option<String>,
 }
 
 impl From<&crate::model::Item> for ItemJson {
@@ -269,6 +274,10 @@ impl From<&crate::model::Item> for ItemJson {
             updated: i.updated.map(rfc3339),
             image: i.image.clone(),
             author: i.author.clone(),
+            content_html: i
+                .content
+                .as_deref()
+                .map(|html| crate::render::clean_html(html, &i.link)),
         }
     }
 }

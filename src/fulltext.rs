@@ -7,18 +7,22 @@
 //! ([`crate::store::Store::add_full_text`]), once. The feeds sanitize it on output like
 //! every HTML field.
 //!
-//! Bounded: at most [`FULL_TEXT_PER_CHECK`] article fetches per check (the rest wait for
-//! the next check), and an item whose fetch fails [`FULL_TEXT_TRIES`] times keeps its
-//! summary. A page robots.txt disallows, or one with no article in it, is not tried
-//! again; a busy host ends this check's fetches without counting a try.
+//! Bounded by `[items]` ([`FullText`]): at most `full_text_per_check` article fetches per
+//! check (the rest wait for the next check), and an item whose fetch fails
+//! `full_text_tries` times keeps its summary. A page robots.txt disallows, or one with no
+//! article in it, is not tried again; a busy host ends this check's fetches without
+//! counting a try. An article answered with a 5xx counts as a failure of its host, as
+//! every fetch does: the host gate pauses the host (and so the watch's next check of
+//! it) as it would for its own page, since a server that fails is left alone a while.
 //!
 //! May use the fetcher, the charset decoder of [`crate::extract`], the CPU pool, the
-//! store and the model.
+//! store, the config and the model.
 
 use url::Url;
 
+use crate::config::FullText;
 use crate::fetch::{FetchError, FetchOutcome, Fetcher, Validators};
-use crate::model::{PendingText, FULL_TEXT_PER_CHECK, FULL_TEXT_QUEUE, FULL_TEXT_TRIES};
+use crate::model::PendingText;
 use crate::store::{Store, StoreError};
 
 /// Longest article kept, in bytes of HTML (a longer one is cut at a character boundary;
@@ -29,8 +33,8 @@ pub const MAX_ARTICLE_BYTES: usize = 512 * 1024;
 const MAX_ELEMENTS: usize = 50_000;
 
 /// Puts the items of a check (page order) at the end of the queue of items waiting for
-/// their article, keeping at most [`FULL_TEXT_QUEUE`] (the oldest leave first).
-pub fn queue(pending: &mut Vec<PendingText>, items: &[crate::model::Item]) {
+/// their article, keeping at most `max` (the oldest leave first).
+pub fn queue(pending: &mut Vec<PendingText>, items: &[crate::model::Item], max: usize) {
     for i in items {
         if i.content.is_none() && !pending.iter().any(|p| p.item == i.id) {
             pending.push(PendingText {
@@ -40,8 +44,8 @@ pub fn queue(pending: &mut Vec<PendingText>, items: &[crate::model::Item]) {
             });
         }
     }
-    if pending.len() > FULL_TEXT_QUEUE {
-        pending.drain(..pending.len() - FULL_TEXT_QUEUE);
+    if pending.len() > max {
+        pending.drain(..pending.len() - max);
     }
 }
 
@@ -109,24 +113,25 @@ async fn fetch_one(fetcher: &Fetcher, url: &str) -> Fetched {
     }
 }
 
-/// Fetches the articles of up to [`FULL_TEXT_PER_CHECK`] items waiting in `pending` (the
-/// queue as committed), stores those found and the queue left. Returns how many items
-/// got their article.
+/// Fetches the articles of up to `limits.per_check` items waiting in `pending` (the queue
+/// as committed), stores those found and the queue left. Returns the articles stored:
+/// (item id, article HTML as stored, not yet sanitized).
 pub async fn fill(
     store: &Store,
     fetcher: &Fetcher,
     id: &crate::model::WatchId,
     pending: &[PendingText],
-) -> Result<usize, StoreError> {
+    limits: FullText,
+) -> Result<Vec<(String, String)>, StoreError> {
     if pending.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let mut left = Vec::with_capacity(pending.len());
     let mut found = Vec::new();
     let mut requested = 0;
     let mut busy = false;
     for p in pending {
-        if busy || requested >= FULL_TEXT_PER_CHECK {
+        if busy || requested >= limits.per_check {
             left.push(p.clone());
             continue;
         }
@@ -137,7 +142,7 @@ pub async fn fill(
             Fetched::Failed(why) => {
                 let tries = p.tries.saturating_add(1);
                 tracing::debug!(%id, url = %p.url, error = %why, tries, "full text failed");
-                if tries < FULL_TEXT_TRIES {
+                if tries < limits.tries {
                     left.push(PendingText { tries, ..p.clone() });
                 }
             }
@@ -147,10 +152,13 @@ pub async fn fill(
             }
         }
     }
-    let n = found.len();
-    let (store, id) = (store.clone(), id.clone());
-    crate::cpu::run(move || store.add_full_text(&id, &found, &left)).await?;
-    Ok(n)
+    let (store, id, took) = (store.clone(), id.clone(), pending.to_vec());
+    crate::cpu::run(move || {
+        store
+            .add_full_text(&id, &found, &took, &left)
+            .map(|()| found)
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -208,13 +216,14 @@ mod tests {
             link: format!("https://a.example/{n}"),
             ..crate::model::Item::default()
         };
+        let max = 20;
         let mut q = Vec::new();
-        let items: Vec<_> = (0..FULL_TEXT_QUEUE + 5).map(item).collect();
-        queue(&mut q, &items[..3]);
-        queue(&mut q, &items[..3]);
+        let items: Vec<_> = (0..max + 5).map(item).collect();
+        queue(&mut q, &items[..3], max);
+        queue(&mut q, &items[..3], max);
         assert_eq!(q.len(), 3, "an item waits once");
-        queue(&mut q, &items);
-        assert_eq!(q.len(), FULL_TEXT_QUEUE);
+        queue(&mut q, &items, max);
+        assert_eq!(q.len(), max);
         assert_eq!(q[0].item, items[5].id, "the oldest left first");
     }
 }

@@ -173,6 +173,23 @@ pub struct PendingText {
     pub tries: u8,
 }
 
+/// The queue after a round of article fetches: `left` (what the round keeps of the queue
+/// it `took`), then what `current` (the queue as stored now) holds beyond what it took:
+/// items another check queued meanwhile stay queued.
+pub fn requeue(
+    current: &[PendingText],
+    took: &[PendingText],
+    left: &[PendingText],
+) -> Vec<PendingText> {
+    let mut out = left.to_vec();
+    for p in current {
+        if !took.iter().any(|t| t.item == p.item) && !out.iter().any(|o| o.item == p.item) {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
 /// Fetches of an item's article before it keeps its summary for good.
 pub const FULL_TEXT_TRIES: u8 = 3;
 /// Article fetches one check of a watch makes at most; the rest wait for the next check.

@@ -152,6 +152,16 @@ pub fn replay_steps(
 ) -> Result<Vec<ReplayStep>, Error> {
     let store = Store::temporary()?;
     let config = Config::default();
+    let tracking = crate::entries::hygiene::Tracking::configured(
+        config.items.tracking_params.as_deref(),
+        &config.items.extra_tracking_params,
+    );
+    let settings = check::Settings {
+        sched: &config.schedule,
+        deep: &config.deep,
+        tracking: &tracking,
+        full_text: config.items.full_text,
+    };
     // Snapshots are taken an hour apart as far as the schedule is concerned.
     let mut now: i64 = 1_000_000_000;
     let watch = Watch {
@@ -184,6 +194,7 @@ pub fn replay_steps(
             validators: Validators::default(),
             template: None,
             force: false,
+            tracking: &tracking,
         };
         let result = check::analyse(
             &store.history(&watch.id),
@@ -204,16 +215,7 @@ pub fn replay_steps(
                 .collect(),
             _ => Vec::new(),
         };
-        let report = check::apply(
-            &store,
-            &config.schedule,
-            &watch,
-            &prev,
-            result,
-            now,
-            0,
-            false,
-        )?;
+        let report = check::apply(&store, &settings, &watch, &prev, result, now, 0, false)?;
         let name = file.file_name().map_or_else(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),

@@ -161,3 +161,60 @@ async fn the_api_the_watch_page_the_preview_and_the_feeds_show_summary_date_and_
         }
     }
 }
+
+/// `[items]`: the configured list of tracking parameters is the one item links lose: extra
+/// names join the built-in list, and an empty list keeps links as the page wrote them.
+#[tokio::test]
+async fn item_links_lose_the_configured_tracking_parameters() {
+    let list = |n: usize| {
+        let mut h = String::from("<html><body><main><ul>");
+        for i in (0..n).rev() {
+            let _ = write!(
+                h,
+                "<li><a href=\"/news/story-{i}?id={i}&ref=home&utm_source=front\">\
+                 The story number {i} of the local paper, with a long title</a></li>"
+            );
+        }
+        h.push_str("</ul></main></body></html>");
+        h
+    };
+    let site = Site::start(&[]).await;
+    let new_link = |app: std::sync::Arc<sitefeed::app::App>| {
+        let site = &site;
+        async move {
+            site.set_raw("text/html", list(4));
+            let id = common::watch(&app, &site.url());
+            let w = app.store.watch(&id).expect("watch").expect("present");
+            app.check(&w, false).await.expect("baseline");
+            site.set_raw("text/html", list(5));
+            let r = app.check(&w, false).await.expect("check");
+            assert_eq!(r.new_items.len(), 1, "{:?}", r.new_items);
+            let stored = app.store.items(&id, 10).expect("items");
+            assert_eq!(stored.len(), 1);
+            assert_eq!(stored[0].link, r.new_items[0].link);
+            stored[0].link.clone()
+        }
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app_with(dir.path(), |c| {
+        c.items.extra_tracking_params = vec!["ref".into()];
+    });
+    assert_eq!(new_link(app).await, site.url_of("/news/story-4?id=4"));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app_with(dir.path(), |c| {
+        c.items.tracking_params = Some(Vec::new());
+    });
+    assert_eq!(
+        new_link(app).await,
+        site.url_of("/news/story-4?id=4&ref=home&utm_source=front")
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app(dir.path());
+    assert_eq!(
+        new_link(app).await,
+        site.url_of("/news/story-4?id=4&ref=home"),
+        "by default the built-in list: utm_* goes, ref stays"
+    );
+}

@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::{Canned, Site};
 use serde_json::{json, Value};
 use sitefeed::app::NewWatch;
-use sitefeed::model::{Content, WatchId, FULL_TEXT_PER_CHECK, FULL_TEXT_TRIES};
+use sitefeed::model::{Content, WatchId};
 use sitefeed::App;
 
 /// A notice list: one entry per `(title, path)`, each with a teaser (the summary).
@@ -160,6 +160,21 @@ async fn a_full_watch_carries_the_article_in_every_feed_format_sanitized() {
             );
         }
     }
+    // The API's item list shows the article as the feeds serve it.
+    let items: serde_json::Value = c
+        .get(format!("{base}/api/watches/{id}/items"))
+        .send()
+        .await
+        .expect("items")
+        .json()
+        .await
+        .expect("json");
+    let article = items[0]["content_html"].as_str().unwrap_or_default();
+    assert!(article.contains("BRIDGEMARK"), "{items}");
+    assert!(
+        !article.contains("steal()") && !article.contains("<script"),
+        "{article}"
+    );
     // A second check fetches nothing again.
     check(&app, &id).await;
     assert_eq!(site.hits("/news/bridge"), 1);
@@ -237,7 +252,12 @@ async fn a_failing_article_is_retried_on_later_checks_and_given_up_after_the_bou
         vec![Canned::status(404), Canned::html(article_page("LATE"))],
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _clock) = common::app_with(dir.path(), |c| c.fetch.retries = 0);
+    // Two tries, not the default three: the configured bound is the one kept.
+    let tries = 2;
+    let (app, _clock) = common::app_with(dir.path(), |c| {
+        c.fetch.retries = 0;
+        c.items.full_text.tries = tries;
+    });
     let base = common::serve(app.clone()).await;
     let c = reqwest::Client::new();
     let id = full_watch(&app, &site.url());
@@ -246,7 +266,12 @@ async fn a_failing_article_is_retried_on_later_checks_and_given_up_after_the_bou
         "text/html",
         list_page(&[("Broken", "/news/broken"), ("Late", "/news/late")]),
     );
-    assert_eq!(check(&app, &id).await.new_items.len(), 2);
+    let report = check(&app, &id).await;
+    assert_eq!(report.new_items.len(), 2);
+    assert!(
+        report.new_items.iter().all(|i| i.content.is_none()),
+        "no article came, so the check reports none"
+    );
     assert_eq!(site.hits("/news/broken"), 1);
     assert_eq!(site.hits("/news/late"), 1);
     assert_eq!(content_of(&app, &id, &site.url_of("/news/late")), None);
@@ -266,11 +291,11 @@ async fn a_failing_article_is_retried_on_later_checks_and_given_up_after_the_bou
         "the feed's ETag moves with the full text"
     );
 
-    // The broken one is tried FULL_TEXT_TRIES times in all, then never again.
+    // The broken one is tried `tries` times in all, then never again.
     for _ in 0..5 {
         check(&app, &id).await;
     }
-    assert_eq!(site.hits("/news/broken"), usize::from(FULL_TEXT_TRIES));
+    assert_eq!(site.hits("/news/broken"), usize::from(tries));
     assert_eq!(
         site.hits("/news/late"),
         2,
@@ -283,7 +308,9 @@ async fn a_failing_article_is_retried_on_later_checks_and_given_up_after_the_bou
 
 #[tokio::test]
 async fn a_check_fetches_a_bounded_number_of_articles_and_the_rest_wait() {
-    let n = FULL_TEXT_PER_CHECK + 3;
+    // A bound of the config's own, below the default.
+    let per_check = 4;
+    let n = per_check + 3;
     let site = Site::empty().await;
     site.set_raw("text/html", list_page(&[]));
     let entries: Vec<(String, String)> = (0..n)
@@ -293,7 +320,7 @@ async fn a_check_fetches_a_bounded_number_of_articles_and_the_rest_wait() {
         site.route(path, vec![Canned::html(article_page(path))]);
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _clock) = common::app(dir.path());
+    let (app, _clock) = common::app_with(dir.path(), |c| c.items.full_text.per_check = per_check);
     let id = full_watch(&app, &site.url());
     check(&app, &id).await;
     let refs: Vec<(&str, &str)> = entries
@@ -301,9 +328,18 @@ async fn a_check_fetches_a_bounded_number_of_articles_and_the_rest_wait() {
         .map(|(t, p)| (t.as_str(), p.as_str()))
         .collect();
     site.set_raw("text/html", list_page(&refs));
-    assert_eq!(check(&app, &id).await.new_items.len(), n);
+    let report = check(&app, &id).await;
+    assert_eq!(report.new_items.len(), n);
     let fetched = |s: &Site| entries.iter().filter(|(_, p)| s.hits(p) > 0).count();
-    assert_eq!(fetched(&site), FULL_TEXT_PER_CHECK);
+    assert_eq!(fetched(&site), per_check);
+    // What the check reports (and a webhook sends) carries the articles it stored.
+    let with_article: Vec<&str> = report
+        .new_items
+        .iter()
+        .filter(|i| i.content.as_deref().is_some_and(|c| c.contains("/news/")))
+        .map(|i| i.link.as_str())
+        .collect();
+    assert_eq!(with_article.len(), per_check, "{with_article:?}");
     assert_eq!(
         app.store
             .state(&id)

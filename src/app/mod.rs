@@ -55,6 +55,8 @@ pub struct App {
     pub wake: tokio::sync::Notify,
     /// The web page's server secret, sessions and login throttle.
     pub security: crate::session::Security,
+    /// The tracking parameters links lose (`[items]`), built once.
+    tracking: crate::entries::hygiene::Tracking,
     locks: Mutex<HashMap<WatchId, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -78,6 +80,10 @@ impl App {
         let metrics = Metrics::default();
         // Counted once here; kept up to date as watches come and go.
         metrics.set_watches(store.watch_renders()?.into_iter());
+        let tracking = crate::entries::hygiene::Tracking::configured(
+            config.items.tracking_params.as_deref(),
+            &config.items.extra_tracking_params,
+        );
         Ok(Self {
             config,
             store,
@@ -86,6 +92,7 @@ impl App {
             metrics,
             wake: tokio::sync::Notify::new(),
             security: crate::session::Security::new(),
+            tracking,
             locks: Mutex::new(HashMap::new()),
         })
     }
@@ -191,6 +198,11 @@ impl App {
         Err(AppError::NotFound(id_or_url.to_owned()))
     }
 
+    /// The tracking parameters that leave the links of pages (`[items]`).
+    pub fn tracking(&self) -> &crate::entries::hygiene::Tracking {
+        &self.tracking
+    }
+
     /// Runs one check of `watch` now (one at a time per watch).
     pub async fn check(&self, watch: &Watch, dry_run: bool) -> Result<CheckReport, AppError> {
         let lock = self.lock_for(&watch.id);
@@ -210,11 +222,16 @@ impl App {
         }
         let started = std::time::Instant::now();
         let sched = self.schedule_for(watch);
+        let settings = check::Settings {
+            sched: &sched,
+            deep: &self.config.deep,
+            tracking: &self.tracking,
+            full_text: self.config.items.full_text,
+        };
         let report = check::run(
             &self.store,
             &self.fetcher,
-            &sched,
-            &self.config.deep,
+            &settings,
             watch,
             self.clock.now(),
             dry_run,

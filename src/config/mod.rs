@@ -15,6 +15,7 @@ mod deep;
 mod env;
 mod feed;
 mod fetch;
+mod items;
 mod schedule;
 mod server;
 mod storage;
@@ -23,6 +24,7 @@ pub use deep::{DeepConfig, RawDeep};
 pub use env::{var_name, IpRange, Kind as EnvKind, ENV_KEYS};
 pub use feed::{FeedConfig, RawFeed, RawWatch};
 pub use fetch::{FetchConfig, RawFetch};
+pub use items::{FullText, ItemsConfig, RawItems};
 pub use schedule::{RawSchedule, ScheduleConfig};
 pub use server::{RawServer, ServerConfig, StringList};
 pub use storage::{Backend, RawStorage, StorageConfig, DEFAULT_LEASE_SECS};
@@ -87,6 +89,8 @@ pub struct RawConfig {
     #[serde(default)]
     pub feed: RawFeed,
     #[serde(default)]
+    pub items: RawItems,
+    #[serde(default)]
     pub deep: RawDeep,
     #[serde(default)]
     pub browser: RawBrowser,
@@ -120,6 +124,7 @@ pub struct Config {
     pub fetch: FetchConfig,
     pub schedule: ScheduleConfig,
     pub feed: FeedConfig,
+    pub items: ItemsConfig,
     pub deep: DeepConfig,
     pub browser: BrowserConfig,
     /// Watches declared in the file; added (idempotently) when the service starts.
@@ -202,6 +207,7 @@ impl RawConfig {
         let schedule = self.schedule.validate(&bad)?;
         let feed = self.feed.validate(&bad)?;
         feed::validate_watches(&self.watch, &bad)?;
+        let items = self.items.validate(&bad)?;
         let deep = self.deep.validate(&bad)?;
         let browser = self.browser.validate(&bad)?;
         Ok(Config {
@@ -210,6 +216,7 @@ impl RawConfig {
             fetch,
             schedule,
             feed,
+            items,
             deep,
             browser,
             watches: self.watch,

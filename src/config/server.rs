@@ -34,7 +34,7 @@ pub enum StringList {
 }
 
 impl StringList {
-    fn items(self) -> Vec<String> {
+    pub(super) fn items(self) -> Vec<String> {
         let all = match self {
             Self::List(v) => v,
             Self::One(s) => s.split(',').map(str::to_owned).collect(),

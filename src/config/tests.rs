@@ -65,6 +65,7 @@ fn shipped_config_parses_and_matches_defaults() {
         )
     );
     assert_eq!(cb.block, db.block);
+    assert_eq!(c.items, d.items);
 }
 
 #[test]
@@ -196,6 +197,27 @@ fn semantic_errors_name_the_key() {
             "[[watch]]\nurl = \"http://a/\"\nrender = \"js\"\n",
             "watch[0].render",
         ),
+        (
+            "[items]\ntracking_params = [\"a=b\"]\n",
+            "items.tracking_params",
+        ),
+        (
+            "[items]\nextra_tracking_params = [\"*\"]\n",
+            "items.extra_tracking_params",
+        ),
+        (
+            "[items]\nextra_tracking_params = [\"ut*m\"]\n",
+            "items.extra_tracking_params",
+        ),
+        (
+            "[items]\nfull_text_per_check = 0\n",
+            "items.full_text_per_check",
+        ),
+        ("[items]\nfull_text_tries = 300\n", "items.full_text_tries"),
+        (
+            "[items]\nfull_text_queue = 1000000\n",
+            "items.full_text_queue",
+        ),
         ("[browser]\ntabs = 0\n", "browser.tabs"),
         ("[browser]\nws_url = \"http://x:9222/\"\n", "browser.ws_url"),
         ("[browser]\nblock = [\"pictures\"]\n", "browser.block"),
@@ -247,6 +269,8 @@ fn every_setting_has_an_environment_override() {
         "SITEFEED_SERVER_TRUSTED_PROXIES" => Some("10.0.0.0/8, 127.0.0.1".to_owned()),
         "SITEFEED_DEEP_TEMPLATE_SHARE" => Some("0.9".to_owned()),
         "SITEFEED_FEED_ERROR_ITEM_AFTER" => Some("0".to_owned()),
+        "SITEFEED_ITEMS_EXTRA_TRACKING_PARAMS" => Some("ref, src_*".to_owned()),
+        "SITEFEED_ITEMS_FULL_TEXT_TRIES" => Some("5".to_owned()),
         _ => None,
     };
     let c = Config::from_toml(
@@ -265,6 +289,9 @@ fn every_setting_has_an_environment_override() {
     assert_eq!(c.server.trusted_proxies.len(), 2);
     assert!((c.deep.template_share - 0.9).abs() < 1e-9);
     assert_eq!(c.feed.error_item_after, None);
+    assert_eq!(c.items.extra_tracking_params, ["ref", "src_*"]);
+    assert_eq!(c.items.tracking_params, None, "the built-in list stays");
+    assert_eq!(c.items.full_text.tries, 5);
     // The long name wins over the short one.
     let both = |k: &str| match k {
         "SITEFEED_BASE_URL" => Some("https://short.example".to_owned()),

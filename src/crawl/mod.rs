@@ -84,6 +84,8 @@ pub struct Crawl {
     state: CrawlState,
     template: Template,
     frontier: Frontier,
+    /// The query parameters dropped from the links of its pages.
+    tracking: crate::entries::hygiene::Tracking,
     /// URLs emitted as items in this check.
     emitted: HashSet<String>,
     /// URLs observed in this check (to add to the seen set when new).
@@ -133,8 +135,14 @@ struct Read {
 }
 
 impl Crawl {
-    /// Loads the watch's crawl state and learns its site's template.
-    pub fn load(store: &Store, cfg: &DeepConfig, watch: &Watch) -> Result<Self, StoreError> {
+    /// Loads the watch's crawl state and learns its site's template; the links of its
+    /// pages lose the parameters `tracking` names.
+    pub fn load(
+        store: &Store,
+        cfg: &DeepConfig,
+        tracking: &crate::entries::hygiene::Tracking,
+        watch: &Watch,
+    ) -> Result<Self, StoreError> {
         let state = store.crawl(&watch.id)?;
         let root = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
             key: watch.id.to_string(),
@@ -175,6 +183,7 @@ impl Crawl {
             state,
             template,
             frontier: Frontier::new(order),
+            tracking: tracking.clone(),
             emitted: HashSet::new(),
             observed: HashSet::new(),
             calendars,
@@ -401,12 +410,13 @@ impl Crawl {
             extract::charset::decode_for_url(&page.body, page.content_type.as_deref(), &page.url);
         let parsed =
             extract::parse(&decoded.text, &page.url, selector, extract::Gather::Text).ok()?;
-        let (ex, ctx, blocks, main) = (
+        let (mut ex, ctx, blocks, main) = (
             parsed.page,
             parsed.structure.ctx,
             parsed.structure.blocks,
             parsed.structure.main,
         );
+        self.tracking.clean_links(&mut ex.links);
         let text = parsed.text.unwrap_or_default();
         let key = if is_root {
             self.watch.url.as_str()
@@ -543,7 +553,11 @@ fn context_of(text: &PageText, i: usize) -> String {
 }
 
 /// The page input of the watch's own page, with the site's template.
-pub fn root_input<'p>(page: &'p Page, template: Option<&'p Template>) -> PageInput<'p> {
+pub fn root_input<'p>(
+    page: &'p Page,
+    template: Option<&'p Template>,
+    tracking: &'p crate::entries::hygiene::Tracking,
+) -> PageInput<'p> {
     PageInput {
         body: &page.body,
         content_type: page.content_type.as_deref(),
@@ -551,5 +565,6 @@ pub fn root_input<'p>(page: &'p Page, template: Option<&'p Template>) -> PageInp
         validators: page.validators.clone(),
         template: template.map(|t| t as &dyn crate::analysis::LinkFilter),
         force: false,
+        tracking,
     }
 }

@@ -221,6 +221,7 @@ fn second_check(old: &str, new: &str) -> Option<Changed> {
             validators: Validators::default(),
             template: None,
             force: false,
+            tracking: &crate::entries::hygiene::Tracking::default(),
         };
         match analyse(
             past,

@@ -3,9 +3,13 @@
 //! is the story's own address and the same entry reached through two campaigns is one
 //! entry. The rest of a URL is kept byte for byte (order, encoding, fragment).
 //!
+//! The list is the service's (`[items] tracking_params`, `extra_tracking_params`); the
+//! built-in [`TRACKING_PARAMS`] when the file says nothing.
+//!
 //! Pure string work; uses `url` only.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The parameters dropped by default: a name, or a prefix ending in `*`. Names compare
 /// case-insensitively.
@@ -43,21 +47,84 @@ pub const TRACKING_PARAMS: &[&str] = &[
     "spm",
 ];
 
+/// The query parameters that leave item links: names, or prefixes ending in `*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tracking {
+    patterns: Arc<[Box<str>]>,
+}
+
+impl Default for Tracking {
+    /// The built-in [`TRACKING_PARAMS`].
+    fn default() -> Self {
+        Self::new(TRACKING_PARAMS)
+    }
+}
+
+impl Tracking {
+    /// Exactly `patterns` (none: links are kept as they are).
+    pub fn new<S: AsRef<str>>(patterns: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            patterns: patterns
+                .into_iter()
+                .map(|p| p.as_ref().trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .map(String::into_boxed_str)
+                .collect(),
+        }
+    }
+
+    /// The list a configuration names: `replace` instead of the built-in list when
+    /// given, with `extra` added.
+    pub fn configured(replace: Option<&[String]>, extra: &[String]) -> Self {
+        match replace {
+            Some(list) => Self::new(list.iter().chain(extra)),
+            None => Self::new(
+                TRACKING_PARAMS
+                    .iter()
+                    .copied()
+                    .chain(extra.iter().map(String::as_str)),
+            ),
+        }
+    }
+
+    /// The patterns, in the order given.
+    pub fn patterns(&self) -> impl Iterator<Item = &str> {
+        self.patterns.iter().map(AsRef::as_ref)
+    }
+
+    /// `url` without the parameters of this list (borrowed when it holds none).
+    pub fn strip<'a>(&self, url: &'a str) -> Cow<'a, str> {
+        if self.patterns.is_empty() {
+            return Cow::Borrowed(url);
+        }
+        strip_tracking(url, &self.patterns)
+    }
+
+    /// Drops this list's parameters from every link's URL.
+    pub fn clean_links(&self, links: &mut [crate::model::Link]) {
+        for l in links {
+            if let Cow::Owned(u) = self.strip(&l.url) {
+                l.url = u;
+            }
+        }
+    }
+}
+
 /// Whether a query parameter name is one of `patterns`.
-fn tracked(name: &str, patterns: &[&str]) -> bool {
-    patterns.iter().any(|p| match p.strip_suffix('*') {
+fn tracked<P: AsRef<str>>(name: &str, patterns: &[P]) -> bool {
+    patterns.iter().any(|p| match p.as_ref().strip_suffix('*') {
         Some(prefix) => {
             name.len() > prefix.len()
                 && name.is_char_boundary(prefix.len())
                 && name[..prefix.len()].eq_ignore_ascii_case(prefix)
         }
-        None => name.eq_ignore_ascii_case(p),
+        None => name.eq_ignore_ascii_case(p.as_ref()),
     })
 }
 
 /// `url` without the query parameters named by `patterns` (borrowed when none is in
 /// it). A query left empty goes with its `?`.
-pub fn strip_tracking<'a>(url: &'a str, patterns: &[&str]) -> Cow<'a, str> {
+pub fn strip_tracking<'a, P: AsRef<str>>(url: &'a str, patterns: &[P]) -> Cow<'a, str> {
     let Some(q) = url.find('?') else {
         return Cow::Borrowed(url);
     };
@@ -88,15 +155,6 @@ pub fn strip_tracking<'a>(url: &'a str, patterns: &[&str]) -> Cow<'a, str> {
     }
     out.push_str(fragment);
     Cow::Owned(out)
-}
-
-/// Drops the [`TRACKING_PARAMS`] from every link's URL.
-pub fn clean_links(links: &mut [crate::model::Link]) {
-    for l in links {
-        if let Cow::Owned(u) = strip_tracking(&l.url, TRACKING_PARAMS) {
-            l.url = u;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -134,5 +192,23 @@ mod tests {
             strip_tracking("https://ex.org/a?id=5", TRACKING_PARAMS),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn the_configured_list_replaces_or_extends_the_built_in_one() {
+        let url = "https://ex.org/a?utm_source=x&ref=home&id=5";
+        // Extra names join the built-in list.
+        let extended = Tracking::configured(None, &["ref".to_owned()]);
+        assert_eq!(extended.strip(url), "https://ex.org/a?id=5");
+        // A list of one's own replaces it: utm_* stays.
+        let own = Tracking::configured(Some(&["ref".to_owned()]), &[]);
+        assert_eq!(own.strip(url), "https://ex.org/a?utm_source=x&id=5");
+        // An empty list keeps links as they are.
+        let off = Tracking::configured(Some(&[]), &[]);
+        assert!(matches!(off.strip(url), Cow::Borrowed(u) if u == url));
+        assert_eq!(
+            Tracking::default().strip(url),
+            "https://ex.org/a?ref=home&id=5"
+        );
     }
 }

@@ -66,6 +66,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
     };
     let store = app.store.clone();
     let watch = watch.clone();
+    let tracking = app.tracking().clone();
     let fresh = crate::schedule::Adaptive::initial(&app.config.schedule);
     // Parsing and the analysis run on the CPU pool, off the async workers.
     let analysed = crate::cpu::run(move || -> Result<_, StoreError> {
@@ -79,6 +80,7 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
             validators: Validators::default(),
             template: None,
             force: true,
+            tracking: &tracking,
         };
         let now = prev.last_check.unwrap_or(0);
         let a = analysis::analyse(

@@ -79,8 +79,10 @@ pub(super) fn kept_from(seq: u64) -> u64 {
 }
 
 impl Store {
-    /// Adds the full text of stored items and replaces the watch's queue of items still
-    /// waiting for theirs (`WatchState::full_text`), in one atomic batch, flushed. Each
+    /// Adds the full text of stored items and updates the watch's queue of items still
+    /// waiting for theirs (`WatchState::full_text`): the queue `took` becomes `left`, and
+    /// what was queued since stays ([`crate::model::requeue`]); in one atomic batch,
+    /// flushed. Each
     /// `(item id, article HTML)` goes to the stored item with that id (one by one or
     /// packed) unless it already carries content: an article is stored once. A change
     /// bumps the feed stamp, so the feeds' ETags move. Items are committed first by the
@@ -89,21 +91,23 @@ impl Store {
         &self,
         id: &WatchId,
         contents: &[(String, String)],
-        pending: &[crate::model::PendingText],
+        took: &[crate::model::PendingText],
+        left: &[crate::model::PendingText],
     ) -> Result<(), StoreError> {
         if let Some(pg) = &self.pg {
-            return pg.add_full_text(id, contents, pending);
+            return pg.add_full_text(id, contents, took, left);
         }
         self.shared
             .health
-            .guard(|| self.add_full_text_unguarded(id, contents, pending))
+            .guard(|| self.add_full_text_unguarded(id, contents, took, left))
     }
 
     fn add_full_text_unguarded(
         &self,
         id: &WatchId,
         contents: &[(String, String)],
-        pending: &[crate::model::PendingText],
+        took: &[crate::model::PendingText],
+        left: &[crate::model::PendingText],
     ) -> Result<(), StoreError> {
         let Some(mut state) = self.state(id)? else {
             return Err(StoreError::NoWatch(id.clone()));
@@ -147,7 +151,7 @@ impl Store {
                 }
             }
         }
-        state.full_text = pending.to_vec();
+        state.full_text = crate::model::requeue(&state.full_text, took, left);
         batch.insert(keys::watch_key(keys::STATE, id), encode(&state));
         if added {
             self.bump_feed(&mut batch, id, &state)?;

@@ -41,7 +41,7 @@ impl Store {
         let mut deltas = Vec::new();
         for kv in db.scan_prefix(keys::watch_key(keys::LINK_DELTA, id)) {
             let (k, v) = kv?;
-            links = codec::apply_delta(&links, &v).ok_or_else(|| corrupt(&k))?;
+            links = codec::apply_delta(links, &v).ok_or_else(|| corrupt(&k))?;
             deltas.push((k, v.len()));
         }
         Ok(Stored {

@@ -197,6 +197,7 @@ both!(
                 (Item::id_for(new), "<p>new article</p>".to_owned()),
             ],
             &[pending(&urls[7])],
+            &[pending(&urls[7])],
         )
         .expect("add");
         let content = |u: &str| {
@@ -220,10 +221,11 @@ both!(
         assert!(moved.seq > stamp.seq, "the feed's ETag moves");
 
         // Stored once: a second article for the same item changes nothing, nor the stamp;
-        // the queue is still replaced.
+        // the queue it took is still updated.
         s.add_full_text(
             &w.id,
             &[(Item::id_for(new), "<p>again</p>".to_owned())],
+            &[pending(&urls[7])],
             &[],
         )
         .expect("again");
@@ -236,9 +238,24 @@ both!(
             .full_text
             .is_empty());
         assert!(matches!(
-            s.add_full_text(&watch("http://gone.example/").id, &[], &[]),
+            s.add_full_text(&watch("http://gone.example/").id, &[], &[], &[]),
             Err(StoreError::NoWatch(_))
         ));
+
+        // A check (on another node) queued items while this round fetched: they stay
+        // queued after the round's own items, and what the round took is settled.
+        let mut queued = s.state(&w.id).expect("state").expect("present");
+        queued.full_text = vec![pending(&urls[20]), pending(&urls[21])];
+        let taken = queued.full_text[..1].to_vec();
+        let mut meanwhile = queued.clone();
+        meanwhile.full_text.push(pending(&urls[22]));
+        s.commit_check(&w.id, &st, &meanwhile, &CheckRecord::default())
+            .expect("commit");
+        s.add_full_text(&w.id, &[], &taken, &[]).expect("round");
+        assert_eq!(
+            s.state(&w.id).expect("state").expect("present").full_text,
+            vec![pending(&urls[21]), pending(&urls[22])]
+        );
     }
 );
 

@@ -300,7 +300,17 @@ async fn a_list_built_by_a_script_after_a_delay_gives_the_items_of_its_static_tw
     let check = |w: &Watch, now: i64| {
         let (store, f, w) = (&store, &f, w.clone());
         async move {
-            crate::check::run(store, f, &sched, &DeepConfig::default(), &w, now, false)
+            let (deep, tracking) = (
+                DeepConfig::default(),
+                crate::entries::hygiene::Tracking::default(),
+            );
+            let settings = crate::check::Settings {
+                sched: &sched,
+                deep: &deep,
+                tracking: &tracking,
+                full_text: crate::config::FullText::default(),
+            };
+            crate::check::run(store, f, &settings, &w, now, false)
                 .await
                 .expect("check runs")
         }

@@ -302,21 +302,23 @@ impl PgStore {
     }
 
     /// As [`crate::store::Store::add_full_text`]: the articles into the items that have
-    /// none yet, the queue into the state, a new change sequence when an item changed.
+    /// none yet, the queue into the state (merged under the row lock with what another
+    /// node's check queued meanwhile), a new change sequence when an item changed.
     pub fn add_full_text(
         &self,
         id: &WatchId,
         contents: &[(String, String)],
-        pending: &[crate::model::PendingText],
+        took: &[crate::model::PendingText],
+        left: &[crate::model::PendingText],
     ) -> Result<(), StoreError> {
         let key = id.as_str().to_owned();
         let (ids, texts): (Vec<String>, Vec<String>) = contents.iter().cloned().unzip();
-        let pending = pending.to_vec();
+        let (took, left) = (took.to_vec(), left.to_vec());
         self.write(move |db| async move {
             let mut c = db.pool.get().await?;
             let tx = c.transaction().await?;
             let mut state = locked_state(&tx, &key).await?;
-            state.full_text = pending;
+            state.full_text = crate::model::requeue(&state.full_text, &took, &left);
             let added = if ids.is_empty() {
                 0
             } else {
