@@ -30,6 +30,10 @@ const CLAIM_WINDOW: i64 = 4096;
 #[derive(Debug, Default)]
 pub struct Leases {
     inner: Mutex<View>,
+    /// Taken by [`release_idle`] and [`hold`] for their whole run: a host is never let go
+    /// between a check by hand's look at its lease and its hand-out (which would leave
+    /// that check a stale epoch).
+    handing: tokio::sync::Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -125,6 +129,7 @@ pub async fn release_idle(
     now: i64,
     delay: Duration,
 ) -> Result<(), StoreError> {
+    let _handing = leases.handing.lock().await;
     let idle = leases.idle();
     if idle.is_empty() {
         return Ok(());
@@ -267,6 +272,7 @@ pub async fn hold(
     id: &WatchId,
     ttl: Duration,
 ) -> Result<Option<Duration>, StoreError> {
+    let _handing = leases.handing.lock().await;
     let tx = c.transaction().await?;
     let Some(row) = tx
         .query_opt(
