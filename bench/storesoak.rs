@@ -238,6 +238,7 @@ fn check(store: &Store, id: &WatchId, page: &mut Page, round: u64, now: i64) {
         new_items,
         retitled,
         crawl: None,
+        host_pause: None,
     };
     store.commit_check(id, &prev, &st, &record).expect("commit");
 }

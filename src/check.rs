@@ -267,12 +267,14 @@ pub async fn run(
         _ => None,
     };
     let ms = started.elapsed().as_millis() as u64;
-    let (mut state, record, mut report) = settle(settings, watch, &prev, result, deep, now, ms);
+    let (mut state, mut record, mut report) = settle(settings, watch, &prev, result, deep, now, ms);
     // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
-    // check comes no sooner, whatever the schedule says.
+    // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
+    // lease keeps the pause for whichever node holds the host next.
     if let Some(wait) = retry_after {
         state.next_check = state.next_check.max(now + secs(wait));
         report.next_check = state.next_check;
+        record.host_pause = Some(wait);
     }
     if !dry_run {
         // The batch and its flush wait for the disk: on the CPU pool too.

@@ -3,7 +3,8 @@
 //! appears exactly once in its feed, served by either node; one node is killed
 //! (SIGKILL) in the middle of its checks and the other takes its hosts when their leases
 //! expire, losing and doubling nothing; no host sees two requests closer than the
-//! per-host delay across both nodes. Also `sitefeed migrate` from sled to PostgreSQL and
+//! per-host delay across both nodes. A `Retry-After` one node got holds for the next node
+//! that takes the host, even for a check by hand. Also `sitefeed migrate` from sled to PostgreSQL and
 //! back. Needs the PostgreSQL server of the machine (`SITEFEED_TEST_DATABASE_URL`,
 //! default `postgres://postgres@127.0.0.1:5432/test`): without one the tests print
 //! `SKIPPED:` and pass, and fail under `CI=true`.
@@ -417,5 +418,87 @@ async fn migrate_copies_a_store_to_postgres_and_back() {
     // A missing source: exit 2.
     let missing = run(&dir.path().join("nothing").display().to_string(), &db.url);
     assert_eq!(missing.status.code(), Some(2));
+    db.drop_now().await;
+}
+
+/// A site that answers every request `429 Too Many Requests` with `Retry-After: 120`,
+/// counting them.
+async fn slow_down_site() -> (String, Arc<Mutex<u32>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let hits = Arc::new(Mutex::new(0u32));
+    let app = Router::new()
+        .route(
+            "/",
+            get(|State(hits): State<Arc<Mutex<u32>>>| async move {
+                *hits.lock().expect("hits") += 1;
+                (
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    [("retry-after", "120")],
+                    "slow down",
+                )
+            }),
+        )
+        .with_state(hits.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("site") });
+    (base, hits)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_holds_on_the_next_node_even_for_a_check_by_hand() {
+    let Some(db) = TestDatabase::create("retryafter").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (site, hits) = slow_down_site().await;
+    let client = reqwest::Client::new();
+    // Node a checks the watch at once and is told to wait two minutes; then it dies.
+    let a = start_node(dir.path(), "a", &db.url).await;
+    let id = common::add_watch(&client, &a.base, &format!("{site}/")).await;
+    for _ in 0..200 {
+        if *hits.lock().expect("hits") > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(*hits.lock().expect("hits"), 1, "node a checked the watch");
+    drop(a);
+    let (c, conn) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(conn);
+    let left: f64 = c
+        .query_one(
+            "SELECT extract(epoch FROM not_before - now())::float8 FROM host_leases",
+            &[],
+        )
+        .await
+        .expect("lease")
+        .get(0);
+    assert!(
+        (100.0..=120.0).contains(&left),
+        "the lease carries the pause: {left} s left"
+    );
+    // Node b, once a's lease has run out, is asked to check now: it holds the host but
+    // waits out the pause instead of asking the site again.
+    tokio::time::sleep(Duration::from_secs(LEASE_SECS) + Duration::from_millis(500)).await;
+    let b = start_node(dir.path(), "b", &db.url).await;
+    let r = client
+        .post(format!("{}/api/watches/{id}/check", b.base))
+        .send()
+        .await
+        .expect("check now");
+    assert_eq!(r.status(), 200);
+    let body: serde_json::Value = r.json().await.expect("json");
+    let error = body["error"].as_str().unwrap_or_default();
+    assert!(error.contains("Retry-After"), "{body}");
+    assert_eq!(
+        *hits.lock().expect("hits"),
+        1,
+        "the site was not asked again"
+    );
+    drop(b);
     db.drop_now().await;
 }

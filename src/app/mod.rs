@@ -211,6 +211,15 @@ impl App {
         if self.store.watch(&watch.id)?.is_none() {
             return Err(AppError::NotFound(watch.id.to_string()));
         }
+        if !dry_run {
+            // On PostgreSQL: this node holds the watch's host for the check (its commit is
+            // fenced by the lease, as a scheduled one), and waits out a pause the lease
+            // carries from another node.
+            let pause = self.store.hold_for_check(&watch.id)?;
+            if let (Some(wait), Ok(url)) = (pause, url::Url::parse(&watch.url)) {
+                self.fetcher.pause_host(&url, wait);
+            }
+        }
         let started = std::time::Instant::now();
         let sched = self.schedule_for(watch);
         let settings = check::Settings {
@@ -227,7 +236,17 @@ impl App {
             self.clock.now(),
             dry_run,
         )
-        .await?;
+        .await;
+        let report = match report {
+            Ok(r) => r,
+            Err(e) => {
+                // Not committed: the hand-out of the watch ends (PostgreSQL).
+                if !dry_run {
+                    self.store.check_ended(&watch.id);
+                }
+                return Err(e.into());
+            }
+        };
         self.metrics.record_check(
             report.new_items.len(),
             report.site_pages,

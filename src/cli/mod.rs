@@ -457,7 +457,13 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         }
         Command::Check { target, dry_run } => {
             let w = app.find(&target)?;
-            let r = app.check(&w, dry_run).block()?;
+            let r = app.check(&w, dry_run).block();
+            // On PostgreSQL the check held the watch's host: the nodes get it back now
+            // rather than when this process's lease expires.
+            if let Err(e) = app.store.release_all() {
+                tracing::warn!(error = %e, "cannot release the host lease");
+            }
+            let r = r?;
             if let Some(e) = &r.error {
                 return Err(Error::Failed(format!("check of {} failed: {e}", w.url)));
             }

@@ -214,6 +214,14 @@ impl Fetcher {
         self.browser.as_deref()
     }
 
+    /// Holds requests to the host of `url` for `wait`, as a `Retry-After` from it would
+    /// (a pause another node learned, which the store's host lease carried here).
+    pub fn pause_host(&self, url: &Url, wait: std::time::Duration) {
+        if let Some(key) = HostKey::of(url) {
+            self.inner.gates.back_off(&key, wait);
+        }
+    }
+
     /// GETs `url`, conditionally on `validators`, retrying what is worth retrying.
     pub async fn get(
         &self,

@@ -16,6 +16,8 @@ pub enum ApiError {
     NotFound(String),
     /// 415 with `{"error": "..."}`.
     UnsupportedType(String),
+    /// 409 with `{"error": "..."}`: another node holds the watch's host now.
+    Conflict(String),
     /// 500; the cause is logged, not sent.
     Internal(String),
     /// 507 (a full disk) or 503 (other storage failures) with `{"error": "..."}`; the
@@ -35,6 +37,9 @@ impl IntoResponse for ApiError {
                 Json(serde_json::json!({ "error": "missing or wrong admin token: send \"Authorization: Bearer <token>\"" })),
             )
                 .into_response(),
+            Self::Conflict(msg) => {
+                (StatusCode::CONFLICT, Json(serde_json::json!({ "error": msg }))).into_response()
+            }
             Self::UnsupportedType(msg) => (
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 Json(serde_json::json!({ "error": msg })),
@@ -82,6 +87,8 @@ impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> Self {
         if e.is_storage() {
             Self::Storage { full: e.is_full() }
+        } else if e.is_lease_lost() {
+            Self::Conflict(e.to_string())
         } else {
             Self::Internal(e.to_string())
         }

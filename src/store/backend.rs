@@ -24,9 +24,10 @@ pub struct NodeLimits {
 }
 
 impl StoreError {
-    /// Whether a commit was refused because another node holds the watch's host now.
+    /// Whether another node holds the watch's host now: a commit was refused, or a check
+    /// by hand was not started.
     pub fn is_lease_lost(&self) -> bool {
-        matches!(self, Self::LeaseLost { .. })
+        matches!(self, Self::LeaseLost { .. } | Self::HostBusy { .. })
     }
 }
 
@@ -82,6 +83,28 @@ impl Store {
         match &self.pg {
             Some(pg) => pg.claim_due(now, limit),
             None => self.due(now, limit),
+        }
+    }
+
+    /// Before a check by hand of `id` (`check now`): on PostgreSQL, the watch's host is
+    /// held by this node for it, so its commit is fenced like a scheduled one. A host
+    /// this node holds already keeps its lease; a free one is claimed (a new epoch); one
+    /// another node holds is [`StoreError::HostBusy`]. Returns the pause the host's lease
+    /// still carries (a `Retry-After`, the per-host delay of a hand-over), which the
+    /// check must honour. sled: one node holds every host, `None`.
+    pub fn hold_for_check(&self, id: &WatchId) -> Result<Option<std::time::Duration>, StoreError> {
+        match &self.pg {
+            Some(pg) => pg.hold_for_check(id),
+            None => Ok(None),
+        }
+    }
+
+    /// The check of `id` ended without a commit (an error before it): on PostgreSQL its
+    /// hand-out ends, so its host can be let go and its next check is handed out under
+    /// the lease's epoch of then. Nothing on sled.
+    pub fn check_ended(&self, id: &WatchId) {
+        if let Some(pg) = &self.pg {
+            pg.check_ended(id);
         }
     }
 

@@ -57,6 +57,8 @@ pub enum StoreError {
     Pg(String),
     #[error("the lease on host {host} moved to another node: this node's check is not saved")]
     LeaseLost { host: String },
+    #[error("host {host} is being checked by another node ({holder}): try again when it lets the host go (within the lease time)")]
+    HostBusy { host: String, holder: String },
 }
 
 /// Everything about a watch that changes with its checks.
@@ -234,6 +236,9 @@ pub struct CheckRecord {
     pub retitled: Vec<Item>,
     /// A deep watch's crawl: its new state and the link arrays of the pages it fetched.
     pub crawl: Option<CrawlRecord>,
+    /// The server asked for this pause (`Retry-After`). On PostgreSQL the host's lease
+    /// keeps it, so whichever node holds the host next waits it out too.
+    pub host_pause: Option<std::time::Duration>,
 }
 
 /// What a deep watch's check writes of its site.

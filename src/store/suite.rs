@@ -258,3 +258,112 @@ both!(
         );
     }
 );
+
+/// Commits check number `checks + 1` at `at` with `links` on the page, `gone` leaving
+/// it and `new` items.
+fn check_gone(s: &Store, w: &Watch, at: i64, gone: &[&str], new: &[&str]) {
+    let prev = s.state(&w.id).expect("state").expect("present");
+    let mut st = prev.clone();
+    st.status = Status::Ok;
+    st.checks += 1;
+    st.last_check = Some(at);
+    st.next_check = at + 60;
+    st.link_fingerprint = Some(format!("fp{}", st.checks));
+    st.item_seq += new.len() as u64;
+    let record = CheckRecord {
+        links: Some(vec![Link::new("home", "http://a.example/home")]),
+        seen_urls: gone.iter().map(|u| (*u).to_owned()).collect(),
+        new_items: new.iter().map(|u| item(u, at)).collect(),
+        ..CheckRecord::default()
+    };
+    s.commit_check(&w.id, &prev, &st, &record).expect("commit");
+}
+
+both!(
+    a_url_is_forgotten_only_when_gone_long_enough_and_no_kept_item_links_to_it,
+    |s: &Store| {
+        let day = 86_400;
+        let t0 = 1_000_000;
+        // `w`: many checks, then a month; `v`: a month, but few checks.
+        let w = watch("http://a.example/");
+        let v = watch("http://a.example/v");
+        s.insert_watch(&w, &state(10)).expect("insert");
+        s.insert_watch(&v, &state(10)).expect("insert");
+        let (gone, served) = ("http://a.example/gone", "http://a.example/served");
+        // Both leave at the first check; the second was also served as an item.
+        check_gone(s, &w, t0, &[gone, served], &[served]);
+        check_gone(s, &v, t0, &[gone], &[]);
+        // Many checks but within days: remembered.
+        let mut at = t0;
+        for _ in 0..(seen::FORGET_AFTER_CHECKS + seen::SWEEP_EVERY) {
+            at += 60;
+            check_gone(s, &w, at, &[], &[]);
+        }
+        assert!(
+            s.is_seen(&w.id, gone).expect("seen"),
+            "gone many checks, a few hours"
+        );
+        // Weeks later but few checks: remembered.
+        for k in 1..=seen::SWEEP_EVERY {
+            let k = i64::try_from(k).expect("small");
+            check_gone(s, &v, t0 + 40 * day + k, &[], &[]);
+        }
+        assert!(
+            s.is_seen(&v.id, gone).expect("seen"),
+            "gone 40 days, few checks"
+        );
+        // Both: forgotten, except the URL of the kept item.
+        at += 31 * day;
+        for _ in 0..seen::SWEEP_EVERY {
+            at += 60;
+            check_gone(s, &w, at, &[], &[]);
+        }
+        assert!(
+            !s.is_seen(&w.id, gone).expect("seen"),
+            "gone a month and 100 checks"
+        );
+        assert!(
+            s.is_seen(&w.id, served).expect("seen"),
+            "a kept item links to it"
+        );
+        assert_eq!(s.seen_len(&w.id).expect("len"), 1);
+        assert!(
+            s.is_seen(&v.id, gone).expect("seen"),
+            "the other watch keeps its own"
+        );
+        // A URL that came back and left again starts its time anew.
+        let back = "http://a.example/back";
+        check_gone(s, &w, at + 60, &[back], &[]);
+        at += 31 * day;
+        for _ in 0..(seen::FORGET_AFTER_CHECKS - 2) {
+            at += 60;
+            check_gone(s, &w, at, &[], &[]);
+        }
+        check_gone(s, &w, at + 60, &[back], &[]);
+        at += 31 * day;
+        for _ in 0..seen::SWEEP_EVERY {
+            at += 60;
+            check_gone(s, &w, at, &[], &[]);
+        }
+        assert!(
+            s.is_seen(&w.id, back).expect("seen"),
+            "left again a month ago but only {} checks ago",
+            seen::SWEEP_EVERY
+        );
+    }
+);
+
+both!(render_modes_of_plain_and_rendered_watches, |s: &Store| {
+    // A plain watch stores no `render` at all (the default is skipped).
+    let plain = watch("http://a.example/");
+    let mut rendered = watch("http://b.example/");
+    rendered.render = crate::model::Render::Browser;
+    s.insert_watch(&plain, &state(10)).expect("insert");
+    s.insert_watch(&rendered, &state(10)).expect("insert");
+    let mut renders = s.watch_renders().expect("renders");
+    renders.sort_by_key(|r| format!("{r:?}"));
+    assert_eq!(
+        renders,
+        [crate::model::Render::Browser, crate::model::Render::Plain]
+    );
+});

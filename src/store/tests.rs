@@ -98,6 +98,7 @@ fn commit_stores_items_newest_first_links_and_seen() {
         ],
         crawl: None,
         retitled: Vec::new(),
+        host_pause: None,
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let items = s.items(&w.id, 10).expect("items");
@@ -145,6 +146,7 @@ fn remove_deletes_everything_of_one_watch_only() {
             new_items: vec![item(&format!("{}1", w.url), 1)],
             crawl: None,
             retitled: Vec::new(),
+            host_pause: None,
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }
@@ -342,63 +344,6 @@ fn the_link_array_survives_many_delta_commits_and_deltas_stay_bounded() {
         1,
         "only the schema version is left"
     );
-}
-
-#[test]
-fn a_url_is_forgotten_only_when_gone_long_enough_and_no_kept_item_links_to_it() {
-    let s = Store::temporary().expect("store");
-    let w = watch("http://a.example/");
-    s.insert_watch(&w, &state(10)).expect("insert");
-    let day = 86_400;
-    let t0 = 1_000_000;
-    let links = vec![Link::new("home", "http://a.example/home")];
-    // Both gone at the first check; the second was also served as an item.
-    check_at(
-        &s,
-        &w,
-        t0,
-        links.clone(),
-        &["http://a.example/gone", "http://a.example/served"],
-        vec![item("http://a.example/served", t0)],
-    );
-    // Many checks but within days: remembered.
-    let mut at = t0;
-    for _ in 0..(seen::FORGET_AFTER_CHECKS + seen::SWEEP_EVERY) {
-        at += 60;
-        check_at(&s, &w, at, links.clone(), &[], Vec::new());
-    }
-    assert!(s.is_seen(&w.id, "http://a.example/gone").expect("seen"));
-    // Weeks later but few checks: remembered.
-    let s2 = Store::temporary().expect("store");
-    s2.insert_watch(&w, &state(10)).expect("insert");
-    check_at(
-        &s2,
-        &w,
-        t0,
-        links.clone(),
-        &["http://a.example/gone"],
-        Vec::new(),
-    );
-    for k in 1..=seen::SWEEP_EVERY {
-        check_at(
-            &s2,
-            &w,
-            t0 + 40 * day + i64::try_from(k).expect("small"),
-            links.clone(),
-            &[],
-            Vec::new(),
-        );
-    }
-    assert!(s2.is_seen(&w.id, "http://a.example/gone").expect("seen"));
-    // Both: forgotten, except the URL of the kept item.
-    at += 31 * day;
-    for _ in 0..seen::SWEEP_EVERY {
-        at += 60;
-        check_at(&s, &w, at, links.clone(), &[], Vec::new());
-    }
-    assert!(!s.is_seen(&w.id, "http://a.example/gone").expect("seen"));
-    assert!(s.is_seen(&w.id, "http://a.example/served").expect("seen"));
-    assert_eq!(s.seen_len(&w.id).expect("len"), 1);
 }
 
 #[test]

@@ -6,7 +6,10 @@
 //! Every claim raises the host's epoch; a watch handed to the scheduler carries the
 //! epoch it was handed under, and its commit is refused unless the lease still has that
 //! epoch and holder (fencing). A host with nothing due and nothing running is released
-//! with `not_before` = now + the per-host delay, which the next holder waits out.
+//! with `not_before` = now + the per-host delay, which the next holder waits out; a
+//! `Retry-After` a check got moves `not_before` too (never earlier), so the pause holds
+//! for whichever node takes the host next. A check by hand holds the host like a
+//! scheduled one ([`hold`]).
 //!
 //! This file keeps the node's own view (held hosts, handed watches) and the SQL of
 //! claiming, renewing and releasing; it uses only `tokio_postgres`.
@@ -27,6 +30,10 @@ const CLAIM_WINDOW: i64 = 4096;
 #[derive(Debug, Default)]
 pub struct Leases {
     inner: Mutex<View>,
+    /// Taken by [`release_idle`] and [`hold`] for their whole run: a host is never let go
+    /// between a check by hand's look at its lease and its hand-out (which would leave
+    /// that check a stale epoch).
+    handing: tokio::sync::Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -122,6 +129,7 @@ pub async fn release_idle(
     now: i64,
     delay: Duration,
 ) -> Result<(), StoreError> {
+    let _handing = leases.handing.lock().await;
     let idle = leases.idle();
     if idle.is_empty() {
         return Ok(());
@@ -140,7 +148,8 @@ pub async fn release_idle(
     release(c, leases, node, &free, delay).await
 }
 
-/// Gives up `hosts`, which the next holder starts on after `delay`.
+/// Gives up `hosts`, which the next holder starts on after `delay` (or after the pause
+/// a host asked for, when that ends later).
 pub async fn release(
     c: &impl GenericClient,
     leases: &Leases,
@@ -153,7 +162,7 @@ pub async fn release(
     }
     c.execute(
         "UPDATE host_leases SET holder = NULL, expires_at = '-infinity',
-                not_before = now() + $3::float8 * interval '1 millisecond'
+                not_before = greatest(not_before, now() + $3::float8 * interval '1 millisecond')
          WHERE host = ANY($1) AND holder = $2",
         &[&hosts, &node, &(delay.as_millis() as f64)],
     )
@@ -249,4 +258,58 @@ pub async fn due_held(
         out.push((at, id));
     }
     Ok(out)
+}
+
+/// Holds the host of watch `id` for a check by hand and hands the watch out under the
+/// lease's epoch: a host this node holds keeps its lease, a free (or expired) one is
+/// claimed for this node with a new epoch, whatever is due; one another node holds is
+/// [`StoreError::HostBusy`]. Returns how long the lease's `not_before` still runs (a
+/// `Retry-After`, a hand-over's per-host delay), `None` when it has passed.
+pub async fn hold(
+    c: &mut tokio_postgres::Client,
+    leases: &Leases,
+    node: &str,
+    id: &WatchId,
+    ttl: Duration,
+) -> Result<Option<Duration>, StoreError> {
+    let _handing = leases.handing.lock().await;
+    let tx = c.transaction().await?;
+    let Some(row) = tx
+        .query_opt(
+            "SELECT l.host, l.holder, l.epoch, l.expires_at > now(),
+                    CASE WHEN l.not_before > now()
+                         THEN ceil(extract(epoch FROM l.not_before - now()) * 1000)::int8
+                         ELSE 0 END
+             FROM watches w JOIN host_leases l ON l.host = w.host
+             WHERE w.id = $1
+             FOR UPDATE OF l",
+            &[&id.as_str()],
+        )
+        .await?
+    else {
+        return Err(StoreError::NoWatch(id.clone()));
+    };
+    let (host, holder, epoch, live, wait_ms): (String, Option<String>, i64, bool, i64) =
+        (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
+    let epoch = match holder {
+        Some(h) if live && h == node => epoch,
+        Some(holder) if live => return Err(StoreError::HostBusy { host, holder }),
+        _ => {
+            let row = tx
+                .query_one(
+                    "UPDATE host_leases SET holder = $2, epoch = epoch + 1,
+                         expires_at = now() + $3::float8 * interval '1 millisecond'
+                     WHERE host = $1 RETURNING epoch",
+                    &[&host, &node, &(ttl.as_millis() as f64)],
+                )
+                .await?;
+            tracing::debug!(%host, "host lease claimed for a check by hand");
+            row.get(0)
+        }
+    };
+    tx.commit().await?;
+    let mut v = leases.view();
+    v.held.insert(host.clone(), epoch);
+    v.handed.insert(id.clone(), (host, epoch));
+    Ok((wait_ms > 0).then(|| Duration::from_millis(wait_ms.unsigned_abs())))
 }

@@ -10,8 +10,14 @@ use tokio_postgres::Client;
 use crate::store::StoreError;
 
 /// (version, name, SQL), oldest first. A released file is never edited: add one.
-const MIGRATIONS: &[(i32, &str, &str)] =
-    &[(1, "init", include_str!("../../../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (1, "init", include_str!("../../../migrations/0001_init.sql")),
+    (
+        2,
+        "seen_times",
+        include_str!("../../../migrations/0002_seen_times.sql"),
+    ),
+];
 
 /// Key of the advisory lock that serializes migrations (any fixed number).
 const LOCK_KEY: i64 = 0x5173_6665_6564;

@@ -20,6 +20,7 @@
 pub mod lease;
 mod migrate;
 mod sched;
+mod seen;
 mod stamp;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -1,6 +1,8 @@
 //! The PostgreSQL backend's side of the scheduler: the due watches of the hosts this
 //! node holds, claiming and releasing hosts, renewing leases (SQL in `lease.rs`).
 
+use std::time::Duration;
+
 use super::{lease, PgStore};
 use crate::model::WatchId;
 use crate::store::StoreError;
@@ -26,6 +28,24 @@ impl PgStore {
             lease::claim(&**c, leases, node, now, want, o.lease).await?;
             lease::due_held(&**c, leases, now, limit, true).await
         })
+    }
+
+    /// As [`crate::store::Store::hold_for_check`]. A watch the scheduler handed out keeps
+    /// the epoch it was handed under (its commit is fenced by it).
+    pub fn hold_for_check(&self, id: &WatchId) -> Result<Option<Duration>, StoreError> {
+        if self.inner.db.leases.fence(id).is_some() {
+            return Ok(None);
+        }
+        let id = id.clone();
+        self.call(move |db| async move {
+            let mut c = db.pool.get().await?;
+            lease::hold(&mut c, &db.leases, &db.node, &id, db.opts.lease).await
+        })
+    }
+
+    /// As [`crate::store::Store::check_ended`].
+    pub fn check_ended(&self, id: &WatchId) {
+        self.inner.db.leases.done(id);
     }
 
     /// Extends this node's leases now (the background task does it every

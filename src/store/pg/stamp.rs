@@ -32,7 +32,7 @@ impl PgStore {
         })
     }
 
-    /// The render mode of every watch.
+    /// The render mode of every watch (a plain watch's JSON has no `render`: SQL NULL).
     pub fn watch_renders(&self) -> Result<Vec<crate::model::Render>, StoreError> {
         self.call(|db| async move {
             db.pool
@@ -41,7 +41,10 @@ impl PgStore {
                 .query("SELECT id, watch->'render' FROM watches", &[])
                 .await?
                 .into_iter()
-                .map(|r| from_json(r.get::<_, &str>(0), r.get(1)))
+                .map(|r| match r.get::<_, Option<serde_json::Value>>(1) {
+                    Some(v) => from_json(r.get::<_, &str>(0), v),
+                    None => Ok(crate::model::Render::default()),
+                })
                 .collect()
         })
     }

@@ -346,3 +346,123 @@ async fn works_from_a_current_thread_runtime_and_a_multi_thread_one() {
     rt.shutdown_background();
     assert_eq!(got, Some(w));
 }
+
+#[test]
+fn a_retry_after_pause_holds_for_whichever_node_takes_the_host_next() {
+    let Some(db) = TestDb::open("retryafter") else {
+        return;
+    };
+    // Two watches on one host; the per-host delay is zero, so only the pause can hold
+    // the host back.
+    let (w1, w2) = (watch("http://one.example/a"), watch("http://one.example/b"));
+    db.store.insert_watch(&w1, &state(10)).expect("insert");
+    db.store.insert_watch(&w2, &state(10)).expect("insert");
+    let a = db.node("a", |_| {});
+    let b = db.node("b", |_| {});
+    assert_eq!(a.claim_due(100, 10).expect("claim").len(), 2);
+    // w1's check got a 429 with Retry-After: 2; `a` stops (gives up its hosts) before
+    // it checks w2.
+    let prev = a.state(&w1.id).expect("state").expect("present");
+    let (mut s1, mut r1) = checked(&prev, 100, 3600, &[]);
+    s1.status = Status::Error;
+    r1.host_pause = Some(Duration::from_secs(2));
+    a.commit_check(&w1.id, &prev, &s1, &r1).expect("commit");
+    a.release_all().expect("release");
+    assert!(
+        b.claim_due(100, 10).expect("claim").is_empty(),
+        "w2 is due, but its host asked for a pause"
+    );
+    assert!(b.held().is_empty());
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(
+        b.claim_due(100, 10).expect("claim"),
+        vec![(10, w2.id.clone())],
+        "the pause is over"
+    );
+    // A release never shortens a pause: `b` gets another one and lets the host go with
+    // its (zero) per-host delay; `a` still waits.
+    let prev = b.state(&w2.id).expect("state").expect("present");
+    let (s2, mut r2) = checked(&prev, 100, 3600, &[]);
+    r2.host_pause = Some(Duration::from_secs(60));
+    b.commit_check(&w2.id, &prev, &s2, &r2).expect("commit");
+    b.release_all().expect("release");
+    db.store
+        .execute("UPDATE watches SET next_check = 10")
+        .expect("due again");
+    assert!(a.claim_due(100, 10).expect("claim").is_empty());
+}
+
+#[test]
+fn a_check_by_hand_holds_the_host_and_cannot_write_over_the_holder() {
+    let Some(db) = TestDb::open("checknow") else {
+        return;
+    };
+    let (w1, w2) = (watch("http://one.example/a"), watch("http://one.example/b"));
+    db.store.insert_watch(&w1, &state(10)).expect("insert");
+    db.store.insert_watch(&w2, &state(5000)).expect("insert");
+    let a = db.node("a", |_| {});
+    let b = db.node("b", |_| {});
+    // `a` holds the host (its scheduler took w1); a check now of w2 on `b` is refused
+    // before it fetches anything.
+    assert_eq!(a.claim_due(100, 10).expect("claim").len(), 1);
+    let err = b
+        .hold_for_check(&w2.id)
+        .expect_err("another node holds the host");
+    assert!(
+        matches!(&err, StoreError::HostBusy { host, holder } if host == "one.example" && holder == "a"),
+        "{err}"
+    );
+    // On `a`, the holder, it runs under a's lease.
+    assert_eq!(a.hold_for_check(&w2.id).expect("hold"), None);
+    let prev = a.state(&w2.id).expect("state").expect("present");
+    let (s2, r2) = checked(&prev, 100, 5000, &["http://one.example/by-hand"]);
+    // Meanwhile a's lease expires (a long pause) and `b` takes the host: the check by
+    // hand on `a` must not write over b's work.
+    db.store
+        .execute("UPDATE host_leases SET expires_at = now() - interval '1 second'")
+        .expect("expire");
+    assert_eq!(
+        b.hold_for_check(&w2.id).expect("b takes the free host"),
+        None
+    );
+    let (s_b, r_b) = checked(&prev, 110, 6000, &["http://one.example/by-b"]);
+    b.commit_check(&w2.id, &prev, &s_b, &r_b)
+        .expect("b commits");
+    assert!(matches!(
+        a.commit_check(&w2.id, &prev, &s2, &r2),
+        Err(StoreError::LeaseLost { .. })
+    ));
+    let st = db.store.state(&w2.id).expect("state").expect("present");
+    assert_eq!(st.next_check, 6000, "b's state stands");
+    let links: Vec<String> = db
+        .store
+        .items(&w2.id, 10)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect();
+    assert_eq!(links, vec!["http://one.example/by-b"]);
+    // A free host with a pause on its lease: the check by hand holds it and learns the
+    // pause (to wait it out).
+    b.release_all().expect("release");
+    db.store
+        .execute("UPDATE host_leases SET not_before = now() + interval '30 seconds'")
+        .expect("pause");
+    let wait = a
+        .hold_for_check(&w2.id)
+        .expect("hold")
+        .expect("the pause is returned");
+    assert!(
+        wait > Duration::from_secs(25) && wait <= Duration::from_secs(30),
+        "{wait:?}"
+    );
+    assert_eq!(a.held().len(), 1);
+    // Held for the check, nothing due (at 5): kept while the check runs, let go once it
+    // ended without a commit (w1's scheduled check, handed out at first, ended too).
+    a.check_ended(&w1.id);
+    assert!(a.claim_due(5, 10).expect("claim").is_empty());
+    assert_eq!(a.held().len(), 1, "the check by hand still runs");
+    a.check_ended(&w2.id);
+    assert!(a.claim_due(5, 10).expect("claim").is_empty());
+    assert!(a.held().is_empty(), "released once the check ended");
+}

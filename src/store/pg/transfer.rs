@@ -120,7 +120,9 @@ impl Transfer for PgStore {
                 &[&key, &ids, &seqs, &items],
             )
             .await?;
-            super::write::insert_seen_keys(&*tx, key, &d.seen).await?;
+            // As on sled: the URLs' time starts at the watch's last check.
+            let at = d.state.last_check.unwrap_or_default();
+            super::seen::insert_keys(&*tx, key, &d.seen, at, d.state.checks).await?;
             let (hashes, links): (Vec<Vec<u8>>, Vec<Vec<u8>>) = d.pages.iter().cloned().unzip();
             super::write::insert_pages(&*tx, key, &hashes, &links).await?;
             tx.commit().await?;

@@ -1,7 +1,7 @@
 //! The PostgreSQL backend's writes of a check: one transaction per commit, fenced by
 //! the host lease's epoch when the scheduler handed the watch out.
 
-use super::{decode_links, from_json, md5, to_json, watch_id, Db, PgStore};
+use super::{decode_links, from_json, md5, seen, to_json, watch_id, Db, PgStore};
 use crate::model::Watch;
 use crate::model::{Link, Status, WatchId};
 use crate::store::{codec, CheckLog, CheckRecord, StoreError, WatchState};
@@ -21,6 +21,18 @@ impl Db {
             .is_none()
         {
             return Err(StoreError::NoWatch(watch_id(a.id.clone())?));
+        }
+        if let Some(pause) = a.host_pause {
+            // The host asked for a pause: its lease keeps it for the next holder (never
+            // shortening one it has). Before the fence's shared lock, so two such
+            // commits on one host queue on the row instead of deadlocking on an upgrade.
+            tx.execute(
+                "UPDATE host_leases
+                 SET not_before = greatest(not_before, now() + $2::float8 * interval '1 millisecond')
+                 WHERE host = (SELECT host FROM watches WHERE id = $1)",
+                &[&a.id, &(pause.as_millis() as f64)],
+            )
+            .await?;
         }
         if let Some((host, epoch)) = fence {
             // FOR SHARE: a claim of this host (FOR UPDATE SKIP LOCKED) passes it by until
@@ -46,7 +58,11 @@ impl Db {
             &[&a.id, &a.state, &a.next_check, &a.links, &a.crawl, &a.bump],
         )
         .await?;
-        insert_seen(&*tx, &a.id, &a.seen).await?;
+        // The sweep first: a URL that leaves the page now gets its new time below.
+        if a.sweep {
+            seen::sweep(&*tx, &a.id, a.at, a.checks).await?;
+        }
+        seen::insert(&*tx, &a.id, &a.seen, a.at, a.checks).await?;
         if !a.pages.is_empty() {
             let (hashes, links): (Vec<Vec<u8>>, Vec<Vec<u8>>) = a.pages.into_iter().unzip();
             insert_pages(&*tx, &a.id, &hashes, &links).await?;
@@ -97,6 +113,11 @@ pub(super) struct Commit {
     links: Option<Vec<u8>>,
     crawl: Option<serde_json::Value>,
     seen: Vec<String>,
+    /// When the check ran and the watch's check count after it (the seen URLs' stamp).
+    at: i64,
+    checks: u64,
+    /// The seen set is swept in this commit.
+    sweep: bool,
     /// (page URL's key, encoded links), one per URL.
     pages: Vec<(Vec<u8>, Vec<u8>)>,
     /// (item id, new title)
@@ -107,6 +128,8 @@ pub(super) struct Commit {
     keep_from: i64,
     /// The feed changes: a new feed stamp.
     bump: bool,
+    /// The pause the host asked for (`Retry-After`), for its lease.
+    host_pause: Option<std::time::Duration>,
 }
 
 impl Commit {
@@ -131,6 +154,9 @@ impl Commit {
             links: record.links.as_deref().map(codec::encode_links),
             crawl: record.crawl.as_ref().map(|c| to_json(&c.state)),
             seen: record.seen_urls.clone(),
+            at: state.last_check.unwrap_or_default(),
+            checks: state.checks,
+            sweep: seen::sweeps(prev.checks, state.checks),
             pages: pages
                 .into_iter()
                 .map(|(h, l)| (h, codec::encode_links(l)))
@@ -150,6 +176,7 @@ impl Commit {
             bump: !record.new_items.is_empty()
                 || !record.retitled.is_empty()
                 || crate::store::stamp::feed_facts(prev) != crate::store::stamp::feed_facts(state),
+            host_pause: record.host_pause,
         }
     }
 }
@@ -180,37 +207,6 @@ pub(super) fn logged_state(
     });
     state.recent_checks.truncate(RECENT_CHECKS);
     state
-}
-
-pub(super) async fn insert_seen(
-    tx: &impl tokio_postgres::GenericClient,
-    id: &str,
-    urls: &[String],
-) -> Result<(), StoreError> {
-    if urls.is_empty() {
-        return Ok(());
-    }
-    let hashes: Vec<Vec<u8>> = urls.iter().map(|u| md5(u)).collect();
-    insert_seen_keys(tx, id, &hashes).await
-}
-
-/// Adds seen-set keys (8 bytes of a URL's MD5).
-pub(super) async fn insert_seen_keys(
-    tx: &impl tokio_postgres::GenericClient,
-    id: &str,
-    hashes: &[Vec<u8>],
-) -> Result<(), StoreError> {
-    if hashes.is_empty() {
-        return Ok(());
-    }
-    tx.execute(
-        "INSERT INTO seen (watch_id, url_md5)
-         SELECT $1, h FROM unnest($2::bytea[]) AS t(h)
-         ON CONFLICT DO NOTHING",
-        &[&id, &hashes],
-    )
-    .await?;
-    Ok(())
 }
 
 /// A sequence number as PostgreSQL's `int8` (they never come near 2^63).
@@ -270,7 +266,9 @@ impl PgStore {
                     None => Vec::new(),
                 };
                 let urls: Vec<String> = links.into_iter().map(|l| l.url).collect();
-                insert_seen(&*tx, &key, &urls).await?;
+                // As on sled: stamped with the last check, when they were on the page.
+                let at = crate::store::self_now(&state);
+                seen::insert(&*tx, &key, &urls, at, state.checks).await?;
                 state.link_fingerprint = None;
                 state.raw_fingerprint = None;
                 state.etag = None;
