@@ -47,6 +47,23 @@ pub struct Runner {
     parked: Mutex<HashSet<WatchId>>,
     /// Watches whose check could not be saved: not before when, after how many.
     unsaved: Arc<Mutex<HashMap<WatchId, (i64, u32)>>>,
+    /// Watches whose check finished since the due index was last read.
+    finished: Arc<Mutex<HashSet<WatchId>>>,
+}
+
+/// The due watches of one read of the due index that may start: neither running nor
+/// finished since the read (a check that committed between the read and now made its
+/// watch due later; the read still shows its old due time), nor left out for `other`
+/// reasons of the dispatch.
+fn startable(
+    due: Vec<WatchId>,
+    in_flight: &HashSet<WatchId>,
+    finished: &HashSet<WatchId>,
+    other: impl Fn(&WatchId) -> bool,
+) -> Vec<WatchId> {
+    due.into_iter()
+        .filter(|id| !in_flight.contains(id) && !finished.contains(id) && !other(id))
+        .collect()
 }
 
 impl Runner {
@@ -60,6 +77,7 @@ impl Runner {
             hosts: Arc::default(),
             parked: Mutex::default(),
             unsaved: Arc::default(),
+            finished: Arc::default(),
         }
     }
 
@@ -77,6 +95,9 @@ impl Runner {
             + crate::fetch::host::max_waiters(fetch.global_concurrency);
         loop {
             let skip = self.in_flight_count() + tried.len() + parked.len();
+            // Checks that finish from here on are told apart from this read's view.
+            // (`dispatch` runs one at a time: the run loop awaits it.)
+            lock(&self.finished).clear();
             // With PostgreSQL, only the due watches of hosts this node holds (it claims
             // free ones here): each host is checked by one node at a time.
             let due = match self.app.store.claim_due(now, skip + 64) {
@@ -87,11 +108,16 @@ impl Runner {
                 }
             };
             let fresh: Vec<WatchId> = {
+                // In this order: a check marks itself finished before it leaves the
+                // running set, so one of the two sees it.
                 let set = self.lock_in_flight();
-                due.into_iter()
-                    .map(|(_, id)| id)
-                    .filter(|id| !set.contains(id) && !tried.contains(id) && !parked.contains(id))
-                    .collect()
+                let finished = lock(&self.finished);
+                startable(
+                    due.into_iter().map(|(_, id)| id).collect(),
+                    &set,
+                    &finished,
+                    |id| tried.contains(id) || parked.contains(id),
+                )
             };
             if fresh.is_empty() {
                 self.app
@@ -157,8 +183,10 @@ impl Runner {
         let in_flight = self.in_flight.clone();
         let hosts = self.hosts.clone();
         let unsaved = self.unsaved.clone();
+        let finished = self.finished.clone();
         self.tracker.spawn(async move {
             let saved = run_one(&app, &watch).await;
+            lock(&finished).insert(id.clone());
             let mut unsaved = lock(&unsaved);
             if saved {
                 unsaved.remove(&id);
@@ -308,4 +336,27 @@ async fn run_one(app: &Arc<App>, watch: &Watch) -> bool {
         Err(e) => tracing::error!(%id, error = %e, "check could not complete"),
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_watch_that_finished_after_the_due_read_does_not_start_again() {
+        let id = |u: &str| WatchId::for_url(u);
+        let (a, b, c, d) = (
+            id("http://a.example/"),
+            id("http://b.example/"),
+            id("http://c.example/"),
+            id("http://d.example/"),
+        );
+        // The read showed all four due; `b` is running, `c` finished (and committed a
+        // later due time) after the read, `d` is left out by the dispatch itself.
+        let due = vec![a.clone(), b.clone(), c.clone(), d.clone()];
+        let running = HashSet::from([b]);
+        let finished = HashSet::from([c]);
+        let started = startable(due, &running, &finished, |x| *x == d);
+        assert_eq!(started, vec![a]);
+    }
 }
