@@ -4,6 +4,7 @@
 
 use super::pg::tests::{item, state, watch, TestDb};
 use super::*;
+use crate::model::Item;
 
 /// `name` runs `body(&Store)` as `name::sled` and `name::postgres`.
 macro_rules! both {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::Status;
+use crate::model::{Item, Status};
 use crate::schedule::Adaptive;
 
 fn watch(url: &str) -> Watch {
