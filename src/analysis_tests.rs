@@ -220,6 +220,11 @@ fn changed(a: Analysis) -> Changed {
 }
 
 fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
+    run_keeping(prev, past, html, false)
+}
+
+/// [`run`], keeping the pass when `keep_pass` (a deep watch's own page).
+fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: bool) -> Changed {
     let url = Url::parse("https://example.org/news/").unwrap();
     let input = PageInput {
         body: html.as_bytes(),
@@ -229,7 +234,7 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
         template: None,
         force: false,
         tracking: &crate::entries::hygiene::Tracking::default(),
-        keep_pass: false,
+        keep_pass,
     };
     let a = analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap();
     changed(a.expect("a usable page"))
@@ -458,29 +463,11 @@ fn the_kept_pass_is_the_crawls_own_reading_of_the_page() {
         0,
         Adaptive::initial(&crate::config::ScheduleConfig::default()),
     );
-    let analyse_with = |keep_pass: bool| {
-        let input = PageInput {
-            body: html.as_bytes(),
-            content_type: Some("text/html; charset=utf-8"),
-            url: &url,
-            validators: Validators::default(),
-            template: None,
-            force: false,
-            tracking: &crate::entries::hygiene::Tracking::default(),
-            keep_pass,
-        };
-        let a = analyse(
-            &NoHistory,
-            &watch(),
-            &fresh.prev(),
-            &input,
-            &Params::default(),
-            1,
-        );
-        changed(a.unwrap().expect("a usable page"))
-    };
-    assert!(analyse_with(false).pass.is_none());
-    let kept = analyse_with(true).pass.expect("the pass is kept");
+    let past = Past(Vec::new());
+    assert!(run_keeping(&fresh, &past, html, false).pass.is_none());
+    let kept = run_keeping(&fresh, &past, html, true)
+        .pass
+        .expect("the pass is kept");
     let own = extract::parse(html, &url, None, extract::Gather::Text).expect("parses");
     assert_eq!(kept.page, own.page);
     assert!(

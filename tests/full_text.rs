@@ -161,14 +161,7 @@ async fn a_full_watch_carries_the_article_in_every_feed_format_sanitized() {
         }
     }
     // The API's item list shows the article as the feeds serve it.
-    let items: serde_json::Value = c
-        .get(format!("{base}/api/watches/{id}/items"))
-        .send()
-        .await
-        .expect("items")
-        .json()
-        .await
-        .expect("json");
+    let items = common::json(c.get(format!("{base}/api/watches/{id}/items"))).await;
     let article = items[0]["content_html"].as_str().unwrap_or_default();
     assert!(article.contains("BRIDGEMARK"), "{items}");
     assert!(
