@@ -305,6 +305,26 @@ pub async fn run(
     Ok(report)
 }
 
+/// [`run`] (committing) with the default deep, tracking and full-text settings: the
+/// tests that drive one check below the service.
+#[cfg(test)]
+pub(crate) async fn run_with_defaults(
+    store: &Store,
+    fetcher: &Fetcher,
+    sched: &ScheduleConfig,
+    watch: &Watch,
+    now: i64,
+) -> Result<CheckReport, StoreError> {
+    let (deep, tracking) = (DeepConfig::default(), Tracking::default());
+    let settings = Settings {
+        sched,
+        deep: &deep,
+        tracking: &tracking,
+        full_text: FullText::default(),
+    };
+    run(store, fetcher, &settings, watch, now, false).await
+}
+
 /// [`analyse`] (and a deep watch's reading of its own page) on the CPU pool: the page,
 /// the crawl and copies of the rest move there and the crawl comes back.
 async fn analyse_on_pool(

@@ -19,7 +19,7 @@ use url::Url;
 
 use super::super::dns::TestHost;
 use super::super::{FetchOutcome, Fetcher, Validators};
-use crate::config::{BrowserConfig, Config, DeepConfig};
+use crate::config::{BrowserConfig, Config};
 use crate::model::{Render, Watch, WatchId};
 use crate::store::{Store, WatchState};
 
@@ -300,17 +300,7 @@ async fn a_list_built_by_a_script_after_a_delay_gives_the_items_of_its_static_tw
     let check = |w: &Watch, now: i64| {
         let (store, f, w) = (&store, &f, w.clone());
         async move {
-            let (deep, tracking) = (
-                DeepConfig::default(),
-                crate::entries::hygiene::Tracking::default(),
-            );
-            let settings = crate::check::Settings {
-                sched: &sched,
-                deep: &deep,
-                tracking: &tracking,
-                full_text: crate::config::FullText::default(),
-            };
-            crate::check::run(store, f, &settings, &w, now, false)
+            crate::check::run_with_defaults(store, f, &sched, &w, now)
                 .await
                 .expect("check runs")
         }
