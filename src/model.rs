@@ -185,8 +185,13 @@ pub fn requeue(
     left: &[PendingText],
 ) -> Vec<PendingText> {
     let mut out = left.to_vec();
+    let mut known: std::collections::HashSet<&str> = took
+        .iter()
+        .chain(left)
+        .map(|p| p.item.as_str())
+        .collect();
     for p in current {
-        if !took.iter().any(|t| t.item == p.item) && !out.iter().any(|o| o.item == p.item) {
+        if known.insert(p.item.as_str()) {
             out.push(p.clone());
         }
     }
