@@ -185,11 +185,8 @@ pub fn requeue(
     left: &[PendingText],
 ) -> Vec<PendingText> {
     let mut out = left.to_vec();
-    let mut known: std::collections::HashSet<&str> = took
-        .iter()
-        .chain(left)
-        .map(|p| p.item.as_str())
-        .collect();
+    let mut known: std::collections::HashSet<&str> =
+        took.iter().chain(left).map(|p| p.item.as_str()).collect();
     for p in current {
         if known.insert(p.item.as_str()) {
             out.push(p.clone());
