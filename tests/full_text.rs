@@ -474,20 +474,10 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
     assert_eq!(w["content"], "full");
 
     // The web page's add form offers it, and the edit form shows the watch's.
-    let get = |path: String| {
-        let c = c.clone();
-        async move {
-            c.get(path)
-                .send()
-                .await
-                .expect("page")
-                .text()
-                .await
-                .expect("text")
-        }
-    };
-    assert!(get(format!("{base}/")).await.contains("name=\"content\""));
-    let page = get(format!("{base}/watches/{id}")).await;
+    assert!(get_text(&c, &format!("{base}/"))
+        .await
+        .contains("name=\"content\""));
+    let page = get_text(&c, &format!("{base}/watches/{id}")).await;
     assert!(
         page.contains("<option value=\"full\" selected>"),
         "the edit form: {page}"

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{client, csrf_field, Browser, Site};
+use common::{client, csrf_field, get_text, Browser, Site};
 use reqwest::header::{CONTENT_TYPE, COOKIE, ORIGIN};
 use sitefeed::session::{FREE_FAILURES, MAX_LOCKOUT, SESSION_IDLE};
 
@@ -314,31 +314,19 @@ async fn page_text_is_isolated_from_the_sentence_around_it() {
         .expect("add");
     app.check(&w, false).await.expect("check");
     let c = client();
-    let get = |p: String| {
-        let c = c.clone();
-        async move {
-            c.get(p)
-                .send()
-                .await
-                .expect("page")
-                .text()
-                .await
-                .expect("text")
-        }
-    };
-    let index = get(format!("{base}/")).await;
+    let index = get_text(&c, &format!("{base}/")).await;
     assert!(
         index.contains("<bdi>Board \u{202e}txt.exe</bdi>"),
         "{index}"
     );
-    let watch = get(format!("{base}/watches/{}", w.id)).await;
+    let watch = get_text(&c, &format!("{base}/watches/{}", w.id)).await;
     assert!(
         watch.contains("<h1><bdi>Board \u{202e}txt.exe</bdi></h1>"),
         "{watch}"
     );
     let title = &watch[watch.find("<title>").expect("title")..watch.find("</title>").expect("end")];
     assert!(!title.contains('\u{202e}'), "{title}");
-    let preview = get(format!("{base}/watches/{}/preview", w.id)).await;
+    let preview = get_text(&c, &format!("{base}/watches/{}/preview", w.id)).await;
     assert!(
         preview.contains("<bdi>First \u{202e}reversed</bdi>"),
         "{preview}"

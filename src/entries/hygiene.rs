@@ -87,11 +87,6 @@ impl Tracking {
         }
     }
 
-    /// The patterns, in the order given.
-    pub fn patterns(&self) -> impl Iterator<Item = &str> {
-        self.patterns.iter().map(AsRef::as_ref)
-    }
-
     /// `url` without the parameters of this list (borrowed when it holds none).
     pub fn strip<'a>(&self, url: &'a str) -> Cow<'a, str> {
         if self.patterns.is_empty() {

@@ -260,9 +260,15 @@ both!(
     }
 );
 
-/// Commits check number `checks + 1` at `at` with `links` on the page, `gone` leaving
-/// it and `new` items.
-fn check_gone(s: &Store, w: &Watch, at: i64, gone: &[&str], new: &[&str]) {
+/// Commits a check at `at` with these links, URLs gone and new items; returns the state.
+pub(super) fn check_at(
+    s: &Store,
+    w: &Watch,
+    at: i64,
+    links: Vec<Link>,
+    seen: &[&str],
+    new: Vec<Item>,
+) -> WatchState {
     let prev = s.state(&w.id).expect("state").expect("present");
     let mut st = prev.clone();
     st.status = Status::Ok;
@@ -271,13 +277,21 @@ fn check_gone(s: &Store, w: &Watch, at: i64, gone: &[&str], new: &[&str]) {
     st.next_check = at + 60;
     st.link_fingerprint = Some(format!("fp{}", st.checks));
     st.item_seq += new.len() as u64;
-    let record = CheckRecord {
-        links: Some(vec![Link::new("home", "http://a.example/home")]),
-        seen_urls: gone.iter().map(|u| (*u).to_owned()).collect(),
-        new_items: new.iter().map(|u| item(u, at)).collect(),
+    let rec = CheckRecord {
+        links: Some(links),
+        seen_urls: seen.iter().map(|u| (*u).to_owned()).collect(),
+        new_items: new,
         ..CheckRecord::default()
     };
-    s.commit_check(&w.id, &prev, &st, &record).expect("commit");
+    s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    st
+}
+
+/// [`check_at`] with one link on the page, `gone` leaving it and `new` items.
+fn check_gone(s: &Store, w: &Watch, at: i64, gone: &[&str], new: &[&str]) {
+    let links = vec![Link::new("home", "http://a.example/home")];
+    let items = new.iter().map(|u| item(u, at)).collect();
+    check_at(s, w, at, links, gone, items);
 }
 
 both!(

@@ -1,3 +1,4 @@
+use super::suite::check_at;
 use super::*;
 use crate::model::{Item, Status};
 use crate::schedule::Adaptive;
@@ -276,33 +277,6 @@ fn edits_and_webhook_outcomes_on_a_full_disk_are_refused_as_full_and_keep_the_wa
     s.simulate_full_disk(false);
     s.recover().expect("recovered");
     assert_eq!(s.watch(&w.id).expect("read").expect("kept").title, None);
-}
-
-/// Commits a check at `at` with these links, URLs gone and new items; returns the state.
-fn check_at(
-    s: &Store,
-    w: &Watch,
-    at: i64,
-    links: Vec<Link>,
-    seen: &[&str],
-    new: Vec<Item>,
-) -> WatchState {
-    let prev = s.state(&w.id).expect("state").expect("present");
-    let mut st = prev.clone();
-    st.status = Status::Ok;
-    st.checks += 1;
-    st.last_check = Some(at);
-    st.next_check = at + 60;
-    st.link_fingerprint = Some(format!("fp{}", st.checks));
-    st.item_seq += new.len() as u64;
-    let rec = CheckRecord {
-        links: Some(links),
-        seen_urls: seen.iter().map(|u| (*u).to_owned()).collect(),
-        new_items: new,
-        ..CheckRecord::default()
-    };
-    s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
-    st
 }
 
 #[test]
