@@ -182,12 +182,12 @@ fn run(watches: u64, rounds: u64, cache_mb: u64) {
     // A round runs until every watch was checked once: checks deferred because their
     // host was busy are due again a few (manual) seconds later.
     let checked = || -> u64 {
-        app.store
+        app.store()
             .watches()
             .expect("watches")
             .iter()
             .map(|w| {
-                app.store
+                app.store()
                     .state(&w.id)
                     .ok()
                     .flatten()
@@ -222,12 +222,12 @@ fn run(watches: u64, rounds: u64, cache_mb: u64) {
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_secs() - cpu0;
     let items: u64 = app
-        .store
+        .store()
         .watches()
         .expect("watches")
         .iter()
         .map(|w| {
-            app.store
+            app.store()
                 .state(&w.id)
                 .ok()
                 .flatten()
@@ -235,12 +235,12 @@ fn run(watches: u64, rounds: u64, cache_mb: u64) {
         })
         .sum();
     let errors = app
-        .store
+        .store()
         .watches()
         .expect("watches")
         .iter()
         .filter(|w| {
-            app.store
+            app.store()
                 .state(&w.id)
                 .ok()
                 .flatten()
@@ -257,7 +257,7 @@ fn run(watches: u64, rounds: u64, cache_mb: u64) {
         cpu * 1000.0 / checks.max(1) as f64,
         checks as f64 / wall,
         peak_rss_mb(),
-        app.store.size_on_disk() as f64 / 1e6
+        app.store().size_on_disk() as f64 / 1e6
     );
     assert_eq!(errors, 0, "every check must succeed");
     // Fetch r of a page (r = 0 for the baseline) shows entries from r/2 on: the even

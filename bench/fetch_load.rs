@@ -158,7 +158,7 @@ async fn run(hosts: usize, watches: usize, delay_ms: u64, workers: usize) {
         let errors = ids
             .iter()
             .filter(|id| {
-                app.store
+                app.store()
                     .state(id)
                     .expect("state")
                     .is_some_and(|s| s.error.is_some())
@@ -178,7 +178,12 @@ async fn run(hosts: usize, watches: usize, delay_ms: u64, workers: usize) {
 
 fn checks(app: &App, ids: &[sitefeed::model::WatchId]) -> u64 {
     ids.iter()
-        .map(|id| app.store.state(id).expect("state").map_or(0, |s| s.checks))
+        .map(|id| {
+            app.store()
+                .state(id)
+                .expect("state")
+                .map_or(0, |s| s.checks)
+        })
         .sum()
 }
 

@@ -125,7 +125,7 @@ async fn row(
     let r = app.check(&w, false).await.expect("check");
     assert!(r.error.is_none(), "{name}: {:?}", r.error);
     let first = started.elapsed();
-    let browser_pid = match app.fetcher.browser() {
+    let browser_pid = match app.fetcher().browser() {
         Some(b) => b.pid().await,
         None => None,
     };

@@ -146,8 +146,23 @@ pub struct Changed {
     pub pass: Option<Box<extract::Parsed>>,
 }
 
-/// Analyses a page against the watch's previous state. An inner `Err` is a user-facing
-/// reason why the page cannot be used; the outer one an error of the history.
+/// Why a page cannot be used by a check: told to the user as the watch's error, counted
+/// in the metrics as a `page` failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    #[error("the page is empty")]
+    Empty,
+    /// The watch's selector does not parse, or the HTML cannot be read.
+    #[error(transparent)]
+    Extract(#[from] extract::ExtractError),
+    #[error("no links found: the CSS selector matches no links on the page")]
+    NoLinksSelected,
+    #[error("no links found on the page (is it built by JavaScript?)")]
+    NoLinks,
+}
+
+/// Analyses a page against the watch's previous state. An inner `Err` says why the page
+/// cannot be used; the outer one is an error of the history.
 #[allow(
     clippy::too_many_lines,
     reason = "the steps of one check in order, each a few lines"
@@ -159,9 +174,9 @@ pub fn analyse<H: History>(
     input: &PageInput<'_>,
     params: &Params,
     now: i64,
-) -> Result<Result<Analysis, String>, H::Error> {
+) -> Result<Result<Analysis, Unusable>, H::Error> {
     if input.body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Err("the page is empty".into()));
+        return Ok(Err(Unusable::Empty));
     }
     let raw = hex(&fingerprint::raw(input.body));
     if !input.force && prev.raw_fingerprint == Some(raw.as_str()) {
@@ -172,7 +187,7 @@ pub fn analyse<H: History>(
     }
     let selector = match watch.select.as_deref().map(Selector::parse).transpose() {
         Ok(s) => s,
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Ok(Err(e.into())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
     // The one pass over the page: links, their contexts, the page's blocks and what
@@ -185,13 +200,13 @@ pub fn analyse<H: History>(
     let parsed = extract::parse(&decoded.text, input.url, selector.as_ref(), gather);
     let (mut page, mut structure, text) = match parsed {
         Ok(p) => (p.page, p.structure, p.text),
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Ok(Err(e.into())),
     };
     if page.links.is_empty() {
         return Ok(Err(if watch.select.is_some() {
-            "no links found: the CSS selector matches no links on the page".into()
+            Unusable::NoLinksSelected
         } else {
-            "no links found on the page (is it built by JavaScript?)".into()
+            Unusable::NoLinks
         }));
     }
     // The crawl of a deep watch reads the page as it came (it learns the template from

@@ -7,7 +7,7 @@ use std::time::Instant;
 use url::Url;
 
 use crate::analysis::Params;
-pub use crate::analysis::{analyse, item_for, Analysis, Changed, PageInput};
+pub use crate::analysis::{analyse, item_for, Analysis, Changed, PageInput, Unusable};
 use crate::config::{DeepConfig, FullText, ScheduleConfig};
 use crate::crawl::DeepOutcome;
 use crate::entries::hygiene::Tracking;
@@ -25,6 +25,25 @@ pub struct Settings<'a> {
     /// The query parameters dropped from links.
     pub tracking: &'a Tracking,
     pub full_text: FullText,
+}
+
+/// Why a check had nothing to analyse: the fetch failed, or the page cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error(transparent)]
+    Fetch(#[from] crate::fetch::FetchError),
+    #[error(transparent)]
+    Page(#[from] Unusable),
+}
+
+impl Failure {
+    /// The label of the failure in the metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Fetch(e) => e.kind(),
+            Self::Page(_) => "page",
+        }
+    }
 }
 
 /// The result of one check, as reported to users.
@@ -56,7 +75,7 @@ pub fn settle(
     settings: &Settings<'_>,
     watch: &Watch,
     prev: &WatchState,
-    result: Result<Analysis, (String, &'static str)>,
+    result: Result<Analysis, Failure>,
     deep: Option<DeepOutcome>,
     now: i64,
     duration_ms: u64,
@@ -71,12 +90,13 @@ pub fn settle(
     let mut report = CheckReport::default();
     let mut new_links = 0;
     let mut outcome = match result {
-        Err((msg, kind)) => {
+        Err(failure) => {
+            let msg = failure.to_string();
             st.status = Status::Error;
             st.error = Some(msg.clone());
             st.consecutive_errors += 1;
             report.error = Some(msg);
-            report.error_kind = Some(kind);
+            report.error_kind = Some(failure.kind());
             Outcome::Failed {
                 consecutive: st.consecutive_errors,
             }
@@ -250,12 +270,12 @@ pub async fn run(
             let tracking = settings.tracking.clone();
             let (a, c) = analyse_on_pool(store, watch, &prev, page, crawl, tracking, now).await?;
             crawl = c;
-            a.map_err(|m| (m, "page"))
+            a.map_err(Failure::Page)
         }
         Err(e) if e.is_deferral() => return defer(store, watch, &prev, &e, now, dry_run),
         Err(e) => {
             retry_after = e.retry_after();
-            Err((e.to_string(), e.kind()))
+            Err(Failure::Fetch(e))
         }
     };
     // The site's pages, when the watch's own page could be read.
@@ -335,7 +355,7 @@ async fn analyse_on_pool(
     crawl: Option<crate::crawl::Crawl>,
     tracking: Tracking,
     now: i64,
-) -> Result<(Result<Analysis, String>, Option<crate::crawl::Crawl>), StoreError> {
+) -> Result<(Result<Analysis, Unusable>, Option<crate::crawl::Crawl>), StoreError> {
     let (store, watch, prev) = (store.clone(), watch.clone(), prev.clone());
     crate::cpu::run(move || {
         let mut crawl = crawl;
@@ -398,7 +418,7 @@ pub fn apply(
     settings: &Settings<'_>,
     watch: &Watch,
     prev: &WatchState,
-    result: Result<Analysis, (String, &'static str)>,
+    result: Result<Analysis, Failure>,
     now: i64,
     duration_ms: u64,
     dry_run: bool,

@@ -36,7 +36,7 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         })?;
         let cancel = tokio_util::sync::CancellationToken::new();
         let local = listener.local_addr()?;
-        if let Some(b) = &app.config.server.base_url {
+        if let Some(b) = &app.config().server.base_url {
             tracing::info!(address = %local, base_url = %b, "sitefeed serving");
         } else {
             tracing::info!(address = %local, "sitefeed serving; feed URLs follow the address each request came to (server.base_url / SITEFEED_BASE_URL is not set)");
@@ -51,10 +51,10 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
             tracing::error!(error = %e, "server error");
         }
         let _ = sched.await;
-        if let Some(b) = app.fetcher.browser() {
+        if let Some(b) = app.fetcher().browser() {
             b.shutdown().await;
         }
-        app.store.flush()?;
+        app.store().flush()?;
         Ok(())
     })
 }

@@ -205,7 +205,7 @@ pub fn replay_steps(
             params,
             now,
         )?
-        .map_err(|m| (m, "page"));
+        .map_err(check::Failure::Page);
         let explained = match &result {
             Ok(check::Analysis::Changed(c)) => c
                 .links

@@ -68,7 +68,7 @@ fn startable(
 
 impl Runner {
     pub fn new(app: Arc<App>) -> Self {
-        let n = app.config.fetch.global_concurrency;
+        let n = app.config().fetch.global_concurrency;
         Self {
             app,
             workers: Arc::new(Semaphore::new(n)),
@@ -90,7 +90,7 @@ impl Runner {
         let mut tried: HashSet<WatchId> = HashSet::new();
         let mut parked: HashSet<WatchId> = HashSet::new();
         // As many as the host's gate lets through or queue; more would be deferred.
-        let fetch = &self.app.config.fetch;
+        let fetch = &self.app.config().fetch;
         let per_host = fetch.per_host_concurrency.max(1)
             + crate::fetch::host::max_waiters(fetch.global_concurrency);
         loop {
@@ -100,7 +100,7 @@ impl Runner {
             lock(&self.finished).clear();
             // With PostgreSQL, only the due watches of hosts this node holds (it claims
             // free ones here): each host is checked by one node at a time.
-            let due = match self.app.store.claim_due(now, skip + 64) {
+            let due = match self.app.store().claim_due(now, skip + 64) {
                 Ok(d) => d,
                 Err(e) => {
                     tracing::error!(error = %e, "cannot read the due index");
@@ -121,7 +121,7 @@ impl Runner {
             };
             if fresh.is_empty() {
                 self.app
-                    .metrics
+                    .metrics()
                     .set_queue(parked.len(), self.in_flight_count());
                 *lock(&self.parked) = parked;
                 return started;
@@ -130,7 +130,7 @@ impl Runner {
             for id in fresh {
                 waiting -= 1;
                 self.app
-                    .metrics
+                    .metrics()
                     .set_queue(waiting + parked.len(), self.in_flight_count());
                 if lock(&self.unsaved)
                     .get(&id)
@@ -139,7 +139,7 @@ impl Runner {
                     parked.insert(id);
                     continue;
                 }
-                let watch = match self.app.store.watch(&id) {
+                let watch = match self.app.store().watch(&id) {
                     Ok(Some(w)) => w,
                     Ok(None) => {
                         tried.insert(id);
@@ -193,7 +193,7 @@ impl Runner {
             } else {
                 let (at, n) = unsaved.entry(id.clone()).or_insert((0, 0));
                 *n += 1;
-                *at = app.clock.now() + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
+                *at = app.now() + (WATCH_RETRY << (*n - 1).min(10)).min(MAX_WATCH_RETRY);
             }
             drop(unsaved);
             let running = {
@@ -201,7 +201,7 @@ impl Runner {
                 set.remove(&id);
                 set.len()
             };
-            app.metrics.set_running(running);
+            app.metrics().set_running(running);
             if let Some(h) = host {
                 let mut hosts = lock(&hosts);
                 if let Some(n) = hosts.get_mut(&h) {
@@ -212,7 +212,7 @@ impl Runner {
                 }
             }
             drop(permit);
-            app.wake.notify_one();
+            app.wake_runner();
         });
     }
 
@@ -228,7 +228,7 @@ impl Runner {
     fn next_due(&self) -> Option<i64> {
         let parked = lock(&self.parked);
         let skip = self.in_flight_count() + parked.len();
-        let due = self.app.store.due(i64::MAX - 1, skip + 1).ok()?;
+        let due = self.app.store().due(i64::MAX - 1, skip + 1).ok()?;
         let set = self.lock_in_flight();
         due.into_iter()
             .find(|(_, id)| !set.contains(id) && !parked.contains(id))
@@ -241,12 +241,12 @@ impl Runner {
         loop {
             // The storage refuses writes: no checks (they could not be saved); try it
             // again with a growing pause until it works (its health logs the change).
-            if self.app.store.failing().is_some() {
+            if self.app.store().failing().is_some() {
                 tokio::select! {
                     () = cancel.cancelled() => break,
                     () = tokio::time::sleep(storage_retry) => {}
                 }
-                let store = self.app.store.clone();
+                let store = self.app.store().clone();
                 if crate::cpu::run(move || store.recover()).await.is_ok() {
                     storage_retry = STORAGE_RETRY;
                 } else {
@@ -254,7 +254,7 @@ impl Runner {
                     continue;
                 }
             }
-            let now = self.app.clock.now();
+            let now = self.app.now();
             tokio::select! {
                 () = cancel.cancelled() => break,
                 _ = self.dispatch(now) => {}
@@ -262,13 +262,13 @@ impl Runner {
             let sleep = self
                 .next_due()
                 .map_or(MAX_SLEEP, |at| {
-                    Duration::from_secs((at - self.app.clock.now()).max(0) as u64)
+                    Duration::from_secs((at - self.app.now()).max(0) as u64)
                 })
                 .min(MAX_SLEEP)
-                .min(self.app.store.poll_every().unwrap_or(MAX_SLEEP));
+                .min(self.app.store().poll_every().unwrap_or(MAX_SLEEP));
             tokio::select! {
                 () = cancel.cancelled() => break,
-                () = self.app.wake.notified() => {}
+                () = self.app.woken() => {}
                 () = tokio::time::sleep(sleep) => {}
             }
         }
@@ -279,7 +279,7 @@ impl Runner {
         {
             tracing::warn!("checks still running at shutdown were abandoned; their watches keep their last committed state");
         }
-        if let Err(e) = self.app.store.release_all() {
+        if let Err(e) = self.app.store().release_all() {
             tracing::warn!(error = %e, "cannot release the host leases; other nodes take them when they expire");
         }
     }

@@ -65,8 +65,8 @@ async fn broken_pages_set_an_error_and_keep_items() {
     clock.advance(60);
     let r = app.check(&w, false).await.expect("check");
     assert_eq!(r.new_items.len(), 1);
-    let before = app.store.items(&w.id, 100).expect("items");
-    let links_before = app.store.links(&w.id).expect("links");
+    let before = app.store().items(&w.id, 100).expect("items");
+    let links_before = app.store().links(&w.id).expect("links");
 
     let big = format!(
         "<html><body>{}</body></html>",
@@ -97,16 +97,16 @@ async fn broken_pages_set_an_error_and_keep_items() {
         let r = app.check(&w, false).await.expect("check runs");
         let err = r.error.expect("an error");
         assert!(err.contains(expect), "{ct}: `{err}` should say `{expect}`");
-        let st = app.store.state(&w.id).expect("state").expect("present");
+        let st = app.store().state(&w.id).expect("state").expect("present");
         assert_eq!(st.status, sitefeed::model::Status::Error);
         assert_eq!(st.error.as_deref(), Some(err.as_str()));
         assert_eq!(
-            app.store.items(&w.id, 100).expect("items"),
+            app.store().items(&w.id, 100).expect("items"),
             before,
             "{ct}: items untouched"
         );
         assert_eq!(
-            app.store.links(&w.id).expect("links"),
+            app.store().links(&w.id).expect("links"),
             links_before,
             "{ct}: baseline untouched"
         );
@@ -124,7 +124,7 @@ async fn broken_pages_set_an_error_and_keep_items() {
             .collect::<Vec<_>>(),
         ["D"]
     );
-    let st = app.store.state(&w.id).expect("state").expect("present");
+    let st = app.store().state(&w.id).expect("state").expect("present");
     assert_eq!(st.status, sitefeed::model::Status::Ok);
     assert_eq!(st.consecutive_errors, 0);
 }

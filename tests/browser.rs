@@ -354,7 +354,7 @@ async fn add_list_preview_and_follow_the_feed_in_chromium() {
     std::fs::write(tmp.join("browser-list.png"), d.screenshot().await).expect("save screenshot");
 
     // A first check sets the baseline; then the page gets a new entry.
-    let w = app.store.watches().expect("watches").remove(0);
+    let w = app.store().watches().expect("watches").remove(0);
     app.check(&w, false).await.expect("check");
     let mut v2 = refs.clone();
     v2.insert(0, ("Fresh notice", "/n/7"));

@@ -99,7 +99,7 @@ async fn legacy_charsets_give_correct_link_texts() {
             let path = format!("/{label}/{declared:?}");
             site.route(&path, vec![Canned::new(200, &ct, bytes.into_owned())]);
             let id = watch(&app, &site.url_of(&path));
-            let w = app.store.watch(&id).expect("read").expect("watch");
+            let w = app.store().watch(&id).expect("read").expect("watch");
             let report = app.check(&w, false).await.expect("check");
             assert!(
                 report.error.is_none(),
@@ -107,14 +107,14 @@ async fn legacy_charsets_give_correct_link_texts() {
                 report.error
             );
             let got: Vec<String> = app
-                .store
+                .store()
                 .links(&id)
                 .expect("links")
                 .into_iter()
                 .map(|l| l.text)
                 .collect();
             assert_eq!(got, texts, "{label}, declared in {declared:?}");
-            let st = app.store.state(&id).expect("state").expect("present");
+            let st = app.store().state(&id).expect("state").expect("present");
             assert_eq!(st.status, Status::Ok);
             assert_eq!(
                 st.page_title.as_deref(),
@@ -139,11 +139,11 @@ async fn invalid_utf8_keeps_the_good_links() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
     let got: Vec<String> = app
-        .store
+        .store()
         .links(&id)
         .expect("links")
         .into_iter()

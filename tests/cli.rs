@@ -337,7 +337,7 @@ fn list_into_a_closed_pipe_exits_quietly() {
             })
             .expect("add");
         }
-        app.store.flush().expect("flush");
+        app.store().flush().expect("flush");
     }
     std::fs::write(dir.path().join("none.toml"), "").expect("config");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))

@@ -163,12 +163,12 @@ async fn item_links_lose_the_configured_tracking_parameters() {
         async move {
             site.set_raw("text/html", list(4));
             let id = common::watch(&app, &site.url());
-            let w = app.store.watch(&id).expect("watch").expect("present");
+            let w = app.store().watch(&id).expect("watch").expect("present");
             app.check(&w, false).await.expect("baseline");
             site.set_raw("text/html", list(5));
             let r = app.check(&w, false).await.expect("check");
             assert_eq!(r.new_items.len(), 1, "{:?}", r.new_items);
-            let stored = app.store.items(&id, 10).expect("items");
+            let stored = app.store().items(&id, 10).expect("items");
             assert_eq!(stored.len(), 1);
             assert_eq!(stored[0].link, r.new_items[0].link);
             stored[0].link.clone()

@@ -395,7 +395,7 @@ async fn depth_three_finds_new_entries_in_sections_once_and_ignores_template_and
     assert_eq!(check(&app, &w).await, ["Scholarship winners of term 7"]);
 
     // The feed holds each item once.
-    let items = app.store.items(&w.id, 100).expect("items");
+    let items = app.store().items(&w.id, 100).expect("items");
     let mut links: Vec<&str> = items.iter().map(|i| i.link.as_str()).collect();
     let n = links.len();
     links.sort_unstable();
@@ -497,7 +497,7 @@ async fn the_crawl_respects_its_page_budget_and_resumes() {
     // The front page (and robots.txt) plus at most five pages.
     let pages = site.requests("/") - site.requests("/robots.txt");
     assert!(pages <= 6, "{pages} pages fetched with a budget of 5");
-    let state = app.store.crawl(&w.id).expect("crawl state");
+    let state = app.store().crawl(&w.id).expect("crawl state");
     assert!(state.pages.len() <= 5);
     assert!(
         !state.frontier.is_empty(),
@@ -505,7 +505,7 @@ async fn the_crawl_respects_its_page_budget_and_resumes() {
     );
     clock.advance(3600);
     check(&app, &w).await;
-    let state2 = app.store.crawl(&w.id).expect("crawl state");
+    let state2 = app.store().crawl(&w.id).expect("crawl state");
     assert!(
         state2.pages.len() > state.pages.len(),
         "the next check went on"
@@ -519,16 +519,16 @@ async fn removing_a_deep_watch_removes_its_site_state() {
     let (app, _clock) = deep_app(dir.path());
     let w = add(&app, &site.url("/"), 2, &[]);
     check(&app, &w).await;
-    assert!(!app.store.crawl(&w.id).expect("crawl").pages.is_empty());
+    assert!(!app.store().crawl(&w.id).expect("crawl").pages.is_empty());
     assert!(!app
-        .store
+        .store()
         .page_links(&w.id, &site.url("/news/"))
         .expect("links")
         .is_empty());
     assert!(app.remove(&w.id).await.expect("remove"));
-    assert!(app.store.crawl(&w.id).expect("crawl").pages.is_empty());
+    assert!(app.store().crawl(&w.id).expect("crawl").pages.is_empty());
     assert!(app
-        .store
+        .store()
         .page_links(&w.id, &site.url("/news/"))
         .expect("links")
         .is_empty());

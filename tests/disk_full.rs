@@ -79,7 +79,7 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
     let requests_before = site.requests();
 
     // The disk fills up; the watches fall due.
-    app.store.simulate_full_disk(true);
+    app.store().simulate_full_disk(true);
     clock.advance(86_400 * 2);
     let cancel = tokio_util::sync::CancellationToken::new();
     let runner = tokio::spawn(Runner::new(app.clone()).run(cancel.clone(), Duration::from_secs(5)));
@@ -132,7 +132,7 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
     assert_eq!(log.count("storage full"), 1, "still one line");
 
     // Space returns: the service recovers without a restart (the store is reopened).
-    app.store.simulate_full_disk(false);
+    app.store().simulate_full_disk(false);
     let mut healthy = false;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -155,11 +155,11 @@ async fn a_full_disk_pauses_checks_reports_degraded_and_recovers_alone() {
     let (_, feed_after) = get(&c, feed.clone()).await;
     assert_eq!(feed_after, feed_before);
     clock.advance(3600);
-    app.wake.notify_one();
+    app.wake_runner();
     let mut found = false;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let items = app.store.items(&watches[0].id, 10).expect("items");
+        let items = app.store().items(&watches[0].id, 10).expect("items");
         if items.iter().any(|i| i.title == "C") {
             found = true;
             break;
@@ -234,18 +234,18 @@ async fn a_real_full_tmpfs_fails_writes_and_recovers_after_space_returns() {
     }
     assert!(refused, "a write on the full disk failed");
     assert!(app
-        .store
+        .store()
         .failing()
         .expect("failing")
         .starts_with("storage full"));
     // Space returns: recovery without a restart, and writes work again.
     std::fs::remove_file(&filler).expect("free space");
-    app.store.recover().expect("recovered");
-    assert!(app.store.failing().is_none());
+    app.store().recover().expect("recovered");
+    assert!(app.store().failing().is_none());
     clock.advance(3600);
     let r = app.check(&w, false).await.expect("check after recovery");
     assert!(r.error.is_none(), "{:?}", r.error);
-    assert!(!app.store.items(&w.id, 10).expect("items").is_empty());
+    assert!(!app.store().items(&w.id, 10).expect("items").is_empty());
     drop(app);
     drop(unmount);
 }

@@ -112,14 +112,14 @@ async fn a_feed_is_a_304_until_what_it_shows_changes() {
     let etag = changed(&c, &url, &first.etag, "Third story").await;
 
     // A retitled item (what a check commits when a title is edited on the page).
-    let prev = app.store.state(&w.id).expect("state").expect("present");
-    let mut retitled = app.store.items(&w.id, 10).expect("items")[0].clone();
+    let prev = app.store().state(&w.id).expect("state").expect("present");
+    let mut retitled = app.store().items(&w.id, 10).expect("items")[0].clone();
     retitled.title = "Third story, updated".into();
     let record = sitefeed::store::CheckRecord {
         retitled: vec![retitled],
         ..Default::default()
     };
-    app.store
+    app.store()
         .commit_check(&w.id, &prev, &prev, &record)
         .expect("commit");
     let etag = changed(&c, &url, &etag, "Third story, updated").await;

@@ -14,14 +14,14 @@ use sitefeed::App;
 const PAGE: &[(&str, &str)] = &[("First notice", "/n/1"), ("Second notice", "/n/2")];
 
 async fn check(app: &App, id: &WatchId) -> sitefeed::check::CheckReport {
-    let w = app.store.watch(id).expect("read").expect("watch");
+    let w = app.store().watch(id).expect("read").expect("watch");
     app.check(&w, false).await.expect("check runs")
 }
 
 fn assert_failed(app: &App, id: &WatchId, report: &sitefeed::check::CheckReport, words: &str) {
     let err = report.error.as_deref().expect("the check failed");
     assert!(err.contains(words), "`{err}` should say `{words}`");
-    let st = app.store.state(id).expect("state").expect("present");
+    let st = app.store().state(id).expect("state").expect("present");
     assert_eq!(st.status, Status::Error);
     assert_eq!(st.error.as_deref(), Some(err));
     assert!(st.consecutive_errors >= 1);
@@ -45,7 +45,7 @@ async fn a_slow_drip_is_cut_off_by_the_stall_rule() {
     assert_failed(&app, &id, &report, "less than 1 KiB in 1s");
     assert_eq!(report.error_kind, Some("timeout"));
     assert_eq!(*count.lock().expect("count"), 2, "a stall is retried once");
-    assert!(app.store.links(&id).expect("links").is_empty());
+    assert!(app.store().links(&id).expect("links").is_empty());
 }
 
 #[tokio::test]
@@ -118,7 +118,7 @@ async fn gzip_deflate_and_brotli_pages_are_decoded() {
         let report = check(&app, &id).await;
         assert!(report.error.is_none(), "{encoding}: {:?}", report.error);
         let texts: Vec<String> = app
-            .store
+            .store()
             .links(&id)
             .expect("links")
             .into_iter()
@@ -168,7 +168,7 @@ async fn non_html_types_are_refused_and_the_stored_page_is_kept() {
     let (app, clock) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
     assert!(check(&app, &id).await.error.is_none());
-    let before = app.store.links(&id).expect("links");
+    let before = app.store().links(&id).expect("links");
     assert_eq!(before.len(), 2);
     for (ct, body) in [
         ("text/plain; charset=utf-8", b"just text".to_vec()),
@@ -185,7 +185,7 @@ async fn non_html_types_are_refused_and_the_stored_page_is_kept() {
         );
         assert_eq!(report.error_kind, Some("not_html"));
         assert_eq!(
-            app.store.links(&id).expect("links"),
+            app.store().links(&id).expect("links"),
             before,
             "nothing stored is lost"
         );
@@ -200,6 +200,6 @@ async fn non_html_types_are_refused_and_the_stored_page_is_kept() {
     assert!(report.error.is_none(), "{:?}", report.error);
     let titles: Vec<_> = report.new_items.iter().map(|i| i.title.as_str()).collect();
     assert_eq!(titles, ["Third"]);
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!((st.status, st.consecutive_errors), (Status::Ok, 0));
 }

@@ -25,7 +25,7 @@ async fn feed_urls_follow_the_request_and_trusted_proxies_only() {
     let dir = tempfile::tempdir().expect("tempdir");
     // No base_url: URLs come from the request.
     let (app, _clock) = fast_app(dir.path());
-    assert!(app.config.server.base_url.is_none());
+    assert!(app.config().server.base_url.is_none());
     let base = common::serve(app).await;
     let c = Client::new();
     let id = common::add_watch(&c, &base, &site.url()).await;
@@ -236,16 +236,16 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
         assert!(r.next_check - clock.now() <= 6 * 3600, "capped backoff");
     }
     // A restart (or a config fix) re-checks failing watches within a minute.
-    let before = app.store.state(&wid.id).expect("state").expect("some");
+    let before = app.store().state(&wid.id).expect("state").expect("some");
     assert!(before.next_check > clock.now() + 3600);
     assert_eq!(app.recheck_failing().expect("recheck"), 1);
-    let after = app.store.state(&wid.id).expect("state").expect("some");
+    let after = app.store().state(&wid.id).expect("state").expect("some");
     assert!(
         after.next_check <= clock.now() + 60,
         "{}",
         after.next_check - clock.now()
     );
-    let due = app.store.due(clock.now() + 60, 10).expect("due");
+    let due = app.store().due(clock.now() + 60, 10).expect("due");
     assert_eq!(due.len(), 1, "one due entry, at the new time");
     assert_eq!(due[0].0, after.next_check);
 }
@@ -353,10 +353,10 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
     patch(serde_json::json!({"paused": true}))
         .await
         .expect("pause");
-    assert!(app.store.due(i64::MAX - 1, 10).expect("due").is_empty());
+    assert!(app.store().due(i64::MAX - 1, 10).expect("due").is_empty());
     check_now(&c, &base, &id).await;
     assert!(
-        app.store.due(i64::MAX - 1, 10).expect("due").is_empty(),
+        app.store().due(i64::MAX - 1, 10).expect("due").is_empty(),
         "a check by hand does not put a paused watch back on the schedule"
     );
     let w: Value = patch(serde_json::json!({"paused": false}))
@@ -366,7 +366,7 @@ async fn patch_a_watch_then_its_feed_follows_without_a_flood() {
         .await
         .expect("json");
     assert_eq!(w["paused"], false);
-    let due = app.store.due(clock.now(), 10).expect("due");
+    let due = app.store().due(clock.now(), 10).expect("due");
     assert_eq!(due.len(), 1, "resumed: due now");
 }
 
@@ -725,7 +725,7 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     let report = app2.import_opml(&opml).expect("import");
     assert_eq!(report.added, 3);
     let tagged: Vec<Vec<String>> = app2
-        .store
+        .store()
         .watches()
         .expect("watches")
         .iter()

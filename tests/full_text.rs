@@ -72,7 +72,7 @@ fn full_watch(app: &App, url: &str) -> WatchId {
 }
 
 async fn check(app: &App, id: &WatchId) -> sitefeed::check::CheckReport {
-    let w = app.store.watch(id).expect("watch").expect("present");
+    let w = app.store().watch(id).expect("watch").expect("present");
     let r = app.check(&w, false).await.expect("check");
     assert_eq!(r.error, None);
     r
@@ -95,7 +95,7 @@ async fn feed(c: &reqwest::Client, base: &str, id: &WatchId, ext: &str) -> (Stri
 }
 
 fn content_of(app: &App, id: &WatchId, link: &str) -> Option<String> {
-    app.store
+    app.store()
         .items(id, 100)
         .expect("items")
         .into_iter()
@@ -213,7 +213,7 @@ async fn an_article_robots_txt_disallows_is_not_fetched_and_the_item_keeps_its_s
     check(&app, &id).await;
     assert_eq!(site.hits("/private/a"), 0, "robots.txt says no");
     assert_eq!(site.hits("/news/b"), 1);
-    let items = app.store.items(&id, 10).expect("items");
+    let items = app.store().items(&id, 10).expect("items");
     let closed = items
         .iter()
         .find(|i| i.link.ends_with("/private/a"))
@@ -229,7 +229,7 @@ async fn an_article_robots_txt_disallows_is_not_fetched_and_the_item_keeps_its_s
         .find(|i| i.link.ends_with("/news/b"))
         .expect("item");
     assert!(open.content.as_deref().unwrap_or("").contains("OPEN"));
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert!(st.full_text.is_empty(), "nothing waits: {:?}", st.full_text);
 }
 
@@ -295,7 +295,7 @@ async fn a_failing_article_is_retried_on_later_checks_and_given_up_after_the_bou
         "a stored article is not fetched again"
     );
     assert_eq!(content_of(&app, &id, &site.url_of("/news/broken")), None);
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert!(st.full_text.is_empty(), "{:?}", st.full_text);
 }
 
@@ -334,7 +334,7 @@ async fn a_check_fetches_a_bounded_number_of_articles_and_the_rest_wait() {
         .collect();
     assert_eq!(with_article.len(), per_check, "{with_article:?}");
     assert_eq!(
-        app.store
+        app.store()
             .state(&id)
             .expect("state")
             .expect("present")
@@ -344,7 +344,7 @@ async fn a_check_fetches_a_bounded_number_of_articles_and_the_rest_wait() {
     );
     check(&app, &id).await;
     assert_eq!(fetched(&site), n);
-    let items = app.store.items(&id, 100).expect("items");
+    let items = app.store().items(&id, 100).expect("items");
     assert!(items.iter().all(|i| i.content.is_some()));
     assert!(entries.iter().all(|(_, p)| site.hits(p) == 1));
 }
@@ -432,7 +432,7 @@ async fn the_setting_through_the_api_opml_and_the_web_forms() {
     let report = app2.import_opml(&opml).expect("import");
     assert_eq!(report.added, 2);
     let contents: Vec<(String, Content)> = app2
-        .store
+        .store()
         .watches()
         .expect("watches")
         .into_iter()

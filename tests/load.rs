@@ -154,7 +154,13 @@ async fn fifty_watches_on_one_slow_host_are_all_checked_in_turn() {
     // fifty watches that want a check every ten seconds are more than it can serve.
     let checks = |app: &sitefeed::App| -> Vec<u64> {
         ids.iter()
-            .map(|id| app.store.state(id).expect("state").expect("present").checks)
+            .map(|id| {
+                app.store()
+                    .state(id)
+                    .expect("state")
+                    .expect("present")
+                    .checks
+            })
             .collect()
     };
     let mut first_check = vec![None; ids.len()];
@@ -241,9 +247,9 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
     };
     let state = sitefeed::store::WatchState::new(
         clock.now() + 86_400,
-        sitefeed::schedule::Adaptive::initial(&app.config.schedule),
+        sitefeed::schedule::Adaptive::initial(&app.config().schedule),
     );
-    app.store.insert_watch(&hidden, &state).expect("insert");
+    app.store().insert_watch(&hidden, &state).expect("insert");
     let m = scrape().await;
     assert_eq!(m("sitefeed_watches"), 5);
     assert_eq!(m("sitefeed_watches_by_render{render=\"plain\"}"), 5);

@@ -31,27 +31,31 @@ async fn robots_disallow_is_obeyed_and_cached() {
     let private = watch(&app, &site.url_of("/private/list"));
     let public = watch(&app, &site.url_of("/public/list"));
 
-    let w = app.store.watch(&private).expect("read").expect("watch");
+    let w = app.store().watch(&private).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     let err = report.error.expect("refused by robots.txt");
     assert!(
         err.contains("robots.txt") && err.contains("/private/list"),
         "{err}"
     );
-    let st = app.store.state(&private).expect("state").expect("present");
+    let st = app
+        .store()
+        .state(&private)
+        .expect("state")
+        .expect("present");
     assert_eq!(st.status, Status::Error);
     assert_eq!(st.error.as_deref(), Some(err.as_str()));
-    assert!(app.store.links(&private).expect("links").is_empty());
+    assert!(app.store().links(&private).expect("links").is_empty());
     assert_eq!(
         site.hits("/private/list"),
         0,
         "the page was never requested"
     );
 
-    let w = app.store.watch(&public).expect("read").expect("watch");
+    let w = app.store().watch(&public).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
-    assert_eq!(app.store.links(&public).expect("links").len(), 2);
+    assert_eq!(app.store().links(&public).expect("links").len(), 2);
     assert_eq!(site.hits("/robots.txt"), 1, "robots.txt is cached per host");
 }
 
@@ -70,12 +74,12 @@ async fn robots_allow_for_our_agent_and_user_agent_names_a_contact() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!(st.status, Status::Ok);
-    assert_eq!(app.store.links(&id).expect("links").len(), 2);
+    assert_eq!(app.store().links(&id).expect("links").len(), 2);
     for hit in site.log() {
         let ua = hit.headers["user-agent"].to_str().expect("ascii");
         assert!(ua.starts_with("sitefeed/") && ua.contains("(+http"), "{ua}");
@@ -93,14 +97,14 @@ async fn a_429_with_a_long_retry_after_moves_the_next_check_and_holds_the_host()
     let b = watch(&app, &site.url_of("/b"));
     let now = clock.now();
 
-    let w = app.store.watch(&a).expect("read").expect("watch");
+    let w = app.store().watch(&a).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     let err = report.error.expect("429");
     assert!(
         err.contains("429") && err.contains("Retry-After: 120s"),
         "{err}"
     );
-    let st = app.store.state(&a).expect("state").expect("present");
+    let st = app.store().state(&a).expect("state").expect("present");
     assert_eq!(st.status, Status::Error);
     assert!(
         st.next_check >= now + 120,
@@ -113,10 +117,10 @@ async fn a_429_with_a_long_retry_after_moves_the_next_check_and_holds_the_host()
     );
 
     // Another watch on the same host is deferred without a request: not an error.
-    let w = app.store.watch(&b).expect("read").expect("watch");
+    let w = app.store().watch(&b).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert_eq!(report.error_kind, Some("deferred"), "{:?}", report.error);
-    let st = app.store.state(&b).expect("state").expect("present");
+    let st = app.store().state(&b).expect("state").expect("present");
     assert_eq!(st.status, Status::New, "a deferral is not a failure");
     assert_eq!(st.consecutive_errors, 0);
     assert!(st.next_check >= now + 110, "{}", st.next_check - now);
@@ -136,7 +140,7 @@ async fn a_short_retry_after_is_waited_for_then_retried() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
     let hits: Vec<_> = site.log().into_iter().filter(|h| h.path == "/").collect();
@@ -145,7 +149,7 @@ async fn a_short_retry_after_is_waited_for_then_retried() {
         hits[1].start >= hits[0].end + Duration::from_secs(1),
         "waited for Retry-After"
     );
-    assert_eq!(app.store.links(&id).expect("links").len(), 2);
+    assert_eq!(app.store().links(&id).expect("links").len(), 2);
 }
 
 #[tokio::test]
@@ -155,14 +159,14 @@ async fn a_503_then_200_is_retried_within_the_check() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
     assert_eq!(site.hits("/"), 2);
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!(st.status, Status::Ok);
     assert_eq!(st.consecutive_errors, 0);
-    assert_eq!(app.store.links(&id).expect("links").len(), 2);
+    assert_eq!(app.store().links(&id).expect("links").len(), 2);
 }
 
 #[tokio::test]
@@ -174,12 +178,12 @@ async fn persistent_5xx_fails_after_the_retries_and_backs_off() {
         c.fetch.retries = 2;
     });
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     let report = app.check(&w, false).await.expect("check");
     let err = report.error.expect("500");
     assert!(err.contains("500 Internal Server Error"), "{err}");
     assert_eq!(site.hits("/"), 3, "one attempt and two retries");
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!((st.status, st.consecutive_errors), (Status::Error, 1));
     assert!(st.next_check - clock.now() >= 3600, "the watch backs off");
 
@@ -196,7 +200,7 @@ async fn persistent_5xx_fails_after_the_retries_and_backs_off() {
         report.error
     );
     assert_eq!(site.hits("/"), 3);
-    let after = app.store.state(&id).expect("state").expect("present");
+    let after = app.store().state(&id).expect("state").expect("present");
     assert_eq!(after.error, st.error);
     assert_eq!(after.consecutive_errors, 1);
 }
@@ -242,7 +246,7 @@ async fn hanging_host(how: common::Misbehave, error: &str) {
     runner.dispatch(clock.now()).await;
     runner.wait_idle().await;
     for id in &good_ids {
-        let st = app.store.state(id).expect("state").expect("present");
+        let st = app.store().state(id).expect("state").expect("present");
         assert_eq!(st.status, Status::Ok, "{:?}", st.error);
     }
     // An order, not a duration: every request to the good hosts reached them while the
@@ -274,7 +278,7 @@ async fn hanging_host(how: common::Misbehave, error: &str) {
     );
     let mut failed = 0;
     for id in &bad_ids {
-        let st = app.store.state(id).expect("state").expect("present");
+        let st = app.store().state(id).expect("state").expect("present");
         match st.status {
             Status::Error => {
                 failed += 1;
@@ -306,9 +310,9 @@ async fn conditional_get_stores_validators_and_uses_them() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, clock) = common::app(dir.path());
     let id = watch(&app, &site.url_of("/"));
-    let w = app.store.watch(&id).expect("read").expect("watch");
+    let w = app.store().watch(&id).expect("read").expect("watch");
     app.check(&w, false).await.expect("check");
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!(st.etag.as_deref(), Some("\"v1\""));
     assert_eq!(
         st.last_modified.as_deref(),
@@ -323,9 +327,9 @@ async fn conditional_get_stores_validators_and_uses_them() {
         last.headers["if-modified-since"],
         "Wed, 21 Oct 2015 07:28:00 GMT"
     );
-    let st = app.store.state(&id).expect("state").expect("present");
+    let st = app.store().state(&id).expect("state").expect("present");
     assert_eq!(st.etag.as_deref(), Some("\"v1\""), "kept across a 304");
-    assert_eq!(app.store.links(&id).expect("links").len(), 2);
+    assert_eq!(app.store().links(&id).expect("links").len(), 2);
 }
 
 /// Many watches on a few hosts, run by the scheduler: from each server's own log, no
@@ -367,7 +371,7 @@ async fn many_watches_on_few_hosts_respect_the_per_host_delay() {
         let done = ids
             .iter()
             .filter(|id| {
-                app.store
+                app.store()
                     .state(id)
                     .expect("state")
                     .is_some_and(|s| s.checks > 0)
@@ -379,7 +383,7 @@ async fn many_watches_on_few_hosts_respect_the_per_host_delay() {
         clock.advance(60);
     }
     for id in &ids {
-        let st = app.store.state(id).expect("state").expect("present");
+        let st = app.store().state(id).expect("state").expect("present");
         assert_eq!(st.status, Status::Ok, "{id}: {:?}", st.error);
     }
     for s in &sites {
@@ -415,11 +419,11 @@ async fn robots_meta_nofollow_is_recorded_for_deep_watches() {
     let (app, _) = common::app(dir.path());
     for (path, expect) in [("/", true), ("/open", false)] {
         let id = watch(&app, &site.url_of(path));
-        let w = app.store.watch(&id).expect("read").expect("watch");
+        let w = app.store().watch(&id).expect("read").expect("watch");
         let report = app.check(&w, false).await.expect("check");
         assert!(report.error.is_none(), "{:?}", report.error);
-        let st = app.store.state(&id).expect("state").expect("present");
+        let st = app.store().state(&id).expect("state").expect("present");
         assert_eq!(st.nofollow, expect, "{path}");
-        assert_eq!(app.store.links(&id).expect("links").len(), 2);
+        assert_eq!(app.store().links(&id).expect("links").len(), 2);
     }
 }

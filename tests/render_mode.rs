@@ -108,7 +108,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
         .await
         .expect("page")
         .contains("read <code>magic</code>"));
-    let watches = app.store.watches().expect("watches");
+    let watches = app.store().watches().expect("watches");
     let mode = |host: &str| {
         watches
             .iter()
@@ -156,7 +156,7 @@ async fn render_mode_through_api_form_page_metrics_and_opml() {
     let (app2, _clock) = common::app(dir2.path());
     let report = app2.import_opml(&opml).expect("import");
     assert_eq!(report.added, 3);
-    let back = app2.store.watches().expect("watches");
+    let back = app2.store().watches().expect("watches");
     assert!(back
         .iter()
         .any(|w| w.url.contains("a.example") && w.render.as_str() == "browser"));

@@ -103,7 +103,11 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         );
         // The loss shortened the interval at once: a quarter of the last 600s, clamped
         // to the 5-minute minimum.
-        let st = app.store.state(&watch.id).expect("state").expect("present");
+        let st = app
+            .store()
+            .state(&watch.id)
+            .expect("state")
+            .expect("present");
         assert_eq!(st.next_check - st.last_check.expect("checked"), 300);
 
         // Another watch without a strategy follows the config's default.
@@ -177,7 +181,7 @@ fn cli_add_takes_a_strategy_and_the_config_a_default() {
         c.strategy, None,
         "no override: the config's default applies"
     );
-    let json = sitefeed::server::api::watch_json(&app, "http://127.0.0.1:8080", &c, None);
+    let json = app.watch_json("http://127.0.0.1:8080", &c, None);
     assert_eq!(json.schedule.strategy, "periodic");
     assert_eq!(json.schedule.in_force, "adaptive");
 }

@@ -30,7 +30,7 @@ async fn runner_checks_due_watches_and_reschedules_them() {
     runner.wait_idle().await;
     assert_eq!(site.requests(), 3);
     for id in &ids {
-        let st = app.store.state(id).expect("state").expect("present");
+        let st = app.store().state(id).expect("state").expect("present");
         assert_eq!(st.last_check, Some(t0));
         // initial_interval = 1h, no update: B = 1h + 1h/2.
         assert_eq!(
@@ -81,8 +81,12 @@ async fn failing_watches_back_off_and_do_not_block_others() {
     let t0 = clock.now();
     assert_eq!(runner.dispatch(t0).await, 2);
     runner.wait_idle().await;
-    let g = app.store.state(&good.id).expect("state").expect("present");
-    let b = app.store.state(&bad.id).expect("state").expect("present");
+    let g = app
+        .store()
+        .state(&good.id)
+        .expect("state")
+        .expect("present");
+    let b = app.store().state(&bad.id).expect("state").expect("present");
     assert_eq!(g.status, sitefeed::model::Status::Ok);
     assert_eq!(b.status, sitefeed::model::Status::Error);
     assert!(

@@ -10,7 +10,7 @@ use reqwest::header::{CONTENT_TYPE, COOKIE, ORIGIN};
 use sitefeed::session::{FREE_FAILURES, MAX_LOCKOUT, SESSION_IDLE};
 
 fn watch_count(app: &sitefeed::App) -> usize {
-    app.store.watches().expect("watches").len()
+    app.store().watches().expect("watches").len()
 }
 
 #[tokio::test]

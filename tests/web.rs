@@ -31,7 +31,7 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .await
         .parts();
     assert_eq!(st, 403);
-    assert!(app.store.watches().expect("watches").is_empty());
+    assert!(app.store().watches().expect("watches").is_empty());
 
     // Bad input: a clear message, the form refilled.
     let (st, page, _) = b
@@ -116,7 +116,7 @@ async fn add_through_the_form_list_page_preview_and_checks() {
     assert!(page.contains("Brand &lt;new&gt; &amp; shiny"));
     // The preview commits nothing.
     assert_eq!(
-        app.store
+        app.store()
             .items(&sitefeed::model::WatchId::parse(&id).expect("id"), 10)
             .expect("items")
             .len(),
@@ -148,7 +148,7 @@ async fn add_through_the_form_list_page_preview_and_checks() {
         .parts();
     assert_eq!(st, 303);
     assert!(loc.expect("loc").starts_with("/?removed="));
-    assert!(app.store.watches().expect("watches").is_empty());
+    assert!(app.store().watches().expect("watches").is_empty());
     let (st, _, _) = b.get(&format!("/watches/{id}")).await.parts();
     assert_eq!(st, 404);
 }
@@ -438,7 +438,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
         .await
         .expect("text")
         .contains("Nothing imported: <bdi>invalid OPML"));
-    assert!(app.store.watches().expect("w").is_empty());
+    assert!(app.store().watches().expect("w").is_empty());
     let r = c
         .post(format!("{base}/api/opml"))
         .header(reqwest::header::CONTENT_TYPE, "text/xml")
@@ -447,7 +447,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
         .await
         .expect("api");
     assert_eq!(r.status(), 400);
-    assert!(app.store.watches().expect("w").is_empty());
+    assert!(app.store().watches().expect("w").is_empty());
 
     let good = "<?xml version=\"1.0\"?><opml version=\"2.0\"><head/><body>\
         <outline text=\"A\" htmlUrl=\"https://a.example/news/\"/>\
@@ -473,7 +473,7 @@ async fn opml_upload_malformed_adds_nothing_and_round_trip_keeps_ids() {
         (2, 0, 0)
     );
     let summary = |a: &sitefeed::App| {
-        a.store
+        a.store()
             .watches()
             .expect("w")
             .into_iter()

@@ -1,15 +1,20 @@
-//! The application: configuration, store, fetcher and clock, and the operations that
-//! the CLI and the HTTP API share (add, check, remove). The runner, the server and the
-//! CLI call it; it calls none of them ([`crate::daemon`] puts them together). May use
-//! the check, the store, the fetcher, the schedule policy, config, model, render (feed
-//! URLs), metrics and the session secrets it holds.
+//! The application: the service the CLI, the HTTP API and the runner share. It owns the
+//! configuration, store, fetcher and clock (private: callers use its operations), and
+//! offers add, edit, remove, check, preview, OPML import and export, and the reads and
+//! JSON views of watches the server and the CLI show. The runner, the server and the CLI
+//! call it; it calls none of them ([`crate::daemon`] puts them together). May use the
+//! check, the analysis, the store, the fetcher, the schedule policy, config, model,
+//! render (feed URLs, OPML), dto (the views), metrics and the session secrets it holds.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 mod opml;
+mod present;
+mod preview;
 mod request;
 
+pub use preview::{Preview, PreviewError, PreviewLink};
 #[allow(
     clippy::wildcard_imports,
     reason = "the checks of a request, used by add and edit"
@@ -44,17 +49,19 @@ pub enum AppError {
     Internal(String),
 }
 
+/// The service. Its parts are private: the server, the CLI and the runner call its
+/// operations; the accessors below hand out what a caller needs to read.
 #[derive(Debug)]
 pub struct App {
-    pub config: Config,
-    pub store: Store,
-    pub fetcher: Fetcher,
-    pub clock: Arc<dyn Clock>,
-    pub metrics: Metrics,
+    config: Config,
+    store: Store,
+    fetcher: Fetcher,
+    clock: Arc<dyn Clock>,
+    metrics: Metrics,
     /// Wakes the scheduler when a watch is added or rescheduled.
-    pub wake: tokio::sync::Notify,
+    wake: tokio::sync::Notify,
     /// The web page's server secret, sessions and login throttle.
-    pub security: crate::session::Security,
+    security: crate::session::Security,
     /// The tracking parameters links lose (`[items]`), built once.
     tracking: crate::entries::hygiene::Tracking,
     locks: Mutex<HashMap<WatchId, Arc<tokio::sync::Mutex<()>>>>,
@@ -95,6 +102,47 @@ impl App {
             tracking,
             locks: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The configuration the service runs with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The store, for the runner (the due queue), the daemon (its flush at shutdown) and
+    /// tests that set up state; the server and the CLI read through the service.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The fetcher, for the preview and the browser's health.
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// Now, by the service's clock (Unix seconds).
+    pub fn now(&self) -> i64 {
+        self.clock.now()
+    }
+
+    /// The counters `/metrics` shows.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The web page's sessions, CSRF secret and login throttle.
+    pub fn security(&self) -> &crate::session::Security {
+        &self.security
+    }
+
+    /// Tells the runner that the due queue changed (a watch added, rescheduled, checked).
+    pub fn wake_runner(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Resolves when [`App::wake_runner`] is called (the runner's sleep).
+    pub async fn woken(&self) {
+        self.wake.notified().await;
     }
 
     /// Validates a requested watch into a [`Watch`] (not stored).

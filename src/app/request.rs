@@ -38,21 +38,34 @@ pub fn parse_content(name: &str) -> Result<crate::model::Content, AppError> {
     })
 }
 
+/// A scheduling strategy as users write it; anything else is bad input.
+fn parse_strategy(name: &str) -> Result<crate::config::Strategy, AppError> {
+    crate::config::Strategy::parse(name).ok_or_else(|| {
+        AppError::BadInput(format!(
+            "strategy `{name}` is not one of {}",
+            crate::config::Strategy::NAMES
+        ))
+    })
+}
+
+/// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
+fn parse_duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
+    crate::config::parse_duration(v)
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            AppError::BadInput(format!(
+                "{field} `{v}` is not a duration such as 10m, 1h or 1d"
+            ))
+        })
+}
+
 /// The watch a `POST /api/watches` body (or `sitefeed add`) asks for; an unknown
 /// strategy or render mode is bad input.
 impl TryFrom<crate::dto::NewWatchBody> for NewWatch {
     type Error = AppError;
 
     fn try_from(b: crate::dto::NewWatchBody) -> Result<Self, AppError> {
-        let strategy = match b.strategy.as_deref() {
-            None => None,
-            Some(name) => Some(crate::config::Strategy::parse(name).ok_or_else(|| {
-                AppError::BadInput(format!(
-                    "strategy `{name}` is not one of {}",
-                    crate::config::Strategy::NAMES
-                ))
-            })?),
-        };
+        let strategy = b.strategy.as_deref().map(parse_strategy).transpose()?;
         let render = match b.render.as_deref() {
             None => None,
             Some(name) => Some(crate::model::Render::parse(name).ok_or_else(|| {
@@ -255,6 +268,46 @@ pub struct WatchEdit {
     pub timezone: Option<Option<String>>,
     /// What items carry from now on (items already stored keep what they have).
     pub content: Option<crate::model::Content>,
+}
+
+/// The edit a `PATCH /api/watches/{id}` body asks for (also `sitefeed edit` and the web
+/// page's edit form); a bad duration, strategy or content setting is bad input.
+impl TryFrom<crate::dto::EditBody> for WatchEdit {
+    type Error = AppError;
+
+    fn try_from(b: crate::dto::EditBody) -> Result<Self, AppError> {
+        let dur = |field: &str, v: Option<Option<String>>| {
+            v.map(|o| o.map(|s| parse_duration(field, &s)).transpose())
+                .transpose()
+        };
+        let mut min_interval = dur("min_interval", b.min_interval)?;
+        let mut max_interval = dur("max_interval", b.max_interval)?;
+        if let Some(i) = b.interval {
+            let d = parse_duration("interval", &i)?;
+            min_interval = Some(Some(d));
+            max_interval = Some(Some(d));
+        }
+        let strategy = match b.strategy {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(name)) => Some(Some(parse_strategy(&name)?)),
+        };
+        Ok(Self {
+            title: b.title,
+            select: b.select,
+            depth: b.depth,
+            keywords: b.keywords,
+            strategy,
+            tags: b.tags,
+            paused: b.paused,
+            min_interval,
+            max_interval,
+            error_item: b.error_item,
+            webhook: b.webhook,
+            timezone: b.timezone,
+            content: b.content.as_deref().map(parse_content).transpose()?,
+        })
+    }
 }
 
 /// What an edit did.

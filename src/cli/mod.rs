@@ -429,15 +429,15 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             let (w, added) = app.add_watch(&NewWatch::try_from(args.to_body())?)?;
             let feed = app.feed_url(&w.id, "xml");
             print::added(out, &w.id.to_string(), &feed, added)?;
-            paste_hint(&app.config, &feed);
+            paste_hint(app.config(), &feed);
         }
         Command::List => {
             let base = app.base_url();
-            let mut watches = Vec::new();
-            for w in app.store.watches()? {
-                let s = app.store.state(&w.id)?;
-                watches.push(crate::server::api::watch_json(&app, &base, &w, s.as_ref()));
-            }
+            let watches: Vec<_> = app
+                .watches_with_state(None)?
+                .iter()
+                .map(|(w, s)| app.watch_json(&base, w, s.as_ref()))
+                .collect();
             print::list(out, &watches)?;
         }
         Command::Remove { id, yes } => {
@@ -448,11 +448,10 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         }
         Command::Edit { target, args } => {
             let w = app.find(&target)?;
-            let edit = crate::server::api::watch_edit(args.to_body())?;
+            let edit = crate::app::WatchEdit::try_from(args.to_body())?;
             let edited = app.edit(&w.id, &edit).block()?;
-            let s = app.store.state(&w.id)?;
-            let json =
-                crate::server::api::watch_json(&app, &app.base_url(), &edited.watch, s.as_ref());
+            let s = app.state(&w.id)?;
+            let json = app.watch_json(&app.base_url(), &edited.watch, s.as_ref());
             print::edited(out, &json, edited.rebaselined)?;
         }
         Command::Check { target, dry_run } => {
@@ -460,7 +459,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             let r = app.check(&w, dry_run).block();
             // On PostgreSQL the check held the watch's host: the nodes get it back now
             // rather than when this process's lease expires.
-            if let Err(e) = app.store.release_all() {
+            if let Err(e) = app.store().release_all() {
                 tracing::warn!(error = %e, "cannot release the host lease");
             }
             let r = r?;
@@ -476,15 +475,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             print::imported(out, &app.import_opml(&text)?)?;
         }
         Command::ExportOpml => {
-            let mut entries = Vec::new();
-            for w in app.store.watches()? {
-                let s = app.store.state(&w.id)?;
-                let t = app.display_title(&w, s.as_ref());
-                entries.push((w, t));
-            }
-            out.write_all(
-                crate::render::opml_export(&entries, &app.base_url(), &app.key_query()).as_bytes(),
-            )?;
+            let (opml, _) = app.opml_export(&app.base_url(), None)?;
+            out.write_all(opml.as_bytes())?;
         }
         Command::Serve
         | Command::Diff { .. }

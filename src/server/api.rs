@@ -12,13 +12,9 @@ use serde::Deserialize;
 
 use super::base::PublicBase;
 use super::error::ApiError;
-use crate::app::{App, AppError, NewWatch};
-use crate::dto::{
-    CheckJson, CheckLogJson, EditBody, FeedUrls, ItemJson, NewWatchBody, OpmlReport, RenderJson,
-    ScheduleJson, WatchJson,
-};
+use crate::app::{App, NewWatch};
+use crate::dto::{CheckJson, EditBody, ItemJson, NewWatchBody, OpmlReport, WatchJson};
 use crate::model::{rfc3339, Watch, WatchId};
-use crate::store::WatchState;
 
 pub fn router() -> Router<Arc<App>> {
     Router::new()
@@ -27,109 +23,6 @@ pub fn router() -> Router<Arc<App>> {
         .route("/api/watches/{id}/check", post(check))
         .route("/api/watches/{id}/items", get(items))
         .route("/api/opml", post(import_opml))
-}
-
-/// The last render of `w`'s page, if the browser rendered it.
-pub fn last_render(app: &App, w: &Watch) -> Option<RenderJson> {
-    let r = app.fetcher.browser()?.last_render(&w.url)?;
-    Some(RenderJson {
-        ms: r.ms,
-        ok: r.ok,
-        requests: r.requests,
-        refused: r.refused,
-        blocked: r.blocked,
-    })
-}
-
-fn schedule_json(app: &App, w: &Watch, s: Option<&WatchState>) -> ScheduleJson {
-    let cfg = &app.config.schedule;
-    let strategy = w.strategy.unwrap_or(cfg.strategy);
-    let fresh = crate::schedule::Learned::default();
-    let learned = s.map_or(&fresh, |s| &s.learned);
-    let mut why = crate::schedule::explain(cfg, strategy, learned);
-    if why.strategy == crate::config::Strategy::Periodic
-        && learned.in_force == Some(crate::config::Strategy::Adaptive)
-    {
-        // `plan` had the history but could not fit a curve to it (degenerate data).
-        why = crate::schedule::InForce {
-            strategy: crate::config::Strategy::Adaptive,
-            reason: "adaptive: the daily model could not be fitted to the history yet".into(),
-        };
-    }
-    ScheduleJson {
-        strategy: strategy.as_str().to_owned(),
-        in_force: why.strategy.as_str().to_owned(),
-        reason: why.reason,
-        history_days: (learned.history.days() * 10.0).round() / 10.0,
-        effective_links: learned.page.effective_links(),
-        probable_losses: learned.page.probable_losses,
-        last_probable_loss: learned.page.last_probable_loss.map(rfc3339),
-    }
-}
-
-pub fn watch_json(app: &App, base: &str, w: &Watch, s: Option<&WatchState>) -> WatchJson {
-    WatchJson {
-        id: w.id.to_string(),
-        url: w.url.clone(),
-        title: app.display_title(w, s),
-        user_title: w.title.clone(),
-        depth: w.depth,
-        select: w.select.clone(),
-        keywords: w.keywords.clone(),
-        render: w.render.as_str().to_owned(),
-        last_render: last_render(app, w),
-        content: w.options.content.as_str().to_owned(),
-        full_text_pending: s.map_or(0, |s| s.full_text.len()),
-        feed_url: app.feed_url_at(base, &w.id, "xml"),
-        feeds: FeedUrls {
-            rss: app.feed_url_at(base, &w.id, "xml"),
-            atom: app.feed_url_at(base, &w.id, "atom"),
-            json: app.feed_url_at(base, &w.id, "json"),
-        },
-        created: rfc3339(w.created),
-        status: match s.map(|s| s.status) {
-            None | Some(crate::model::Status::New) => "new",
-            Some(crate::model::Status::Ok) => "ok",
-            Some(crate::model::Status::Error) => "error",
-        }
-        .to_owned(),
-        error: s.and_then(|s| s.error.clone()),
-        note: s.and_then(|s| s.note.clone()),
-        last_check: s.and_then(|s| s.last_check).map(rfc3339),
-        next_check: s.map(|s| rfc3339(s.next_check)),
-        last_change: s.and_then(|s| s.last_change).map(rfc3339),
-        item_count: s.map_or(0, |s| s.item_count),
-        link_count: s.map_or(0, |s| s.link_count),
-        checks: s.map_or(0, |s| s.checks),
-        crawl: s.and_then(|s| s.crawl),
-        schedule: schedule_json(app, w, s),
-        tags: w.options.tags.clone(),
-        paused: w.options.paused,
-        min_interval: w.options.min_interval,
-        max_interval: w.options.max_interval,
-        error_item: !w.options.no_error_item,
-        webhook: w.options.webhook.clone(),
-        timezone: app.tz_for(w).name().to_owned(),
-        error_since: s.and_then(|s| s.error_since).map(rfc3339),
-        consecutive_errors: s.map_or(0, |s| s.consecutive_errors),
-        webhook_at: s.and_then(|s| s.webhook_at).map(rfc3339),
-        webhook_error: s.and_then(|s| s.webhook_error.clone()),
-        backfill: s.map_or(0, |s| s.backfill),
-        recent_checks: s
-            .map(|s| {
-                s.recent_checks
-                    .iter()
-                    .map(|c| CheckLogJson {
-                        at: rfc3339(c.at),
-                        duration_ms: c.duration_ms,
-                        new_items: c.new_items,
-                        changed: c.changed,
-                        error: c.error.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
 }
 
 fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
@@ -146,13 +39,13 @@ async fn create(
     // The insert is flushed to disk: on the CPU pool, off the async workers.
     let pool_app = app.clone();
     let (w, added) = crate::cpu::run(move || pool_app.add_watch(&req)).await?;
-    let s = app.store.state(&w.id)?;
+    let s = app.state(&w.id)?;
     let code = if added {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((code, Json(watch_json(&app, &base.0, &w, s.as_ref()))).into_response())
+    Ok((code, Json(app.watch_json(&base.0, &w, s.as_ref()))).into_response())
 }
 
 /// `GET /api/watches`: every watch, a JSON array; with `q`, `tag`, `status`, `error`,
@@ -170,7 +63,7 @@ async fn list(
     let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
     let out: Vec<WatchJson> = rows
         .iter()
-        .map(|(_, w, s)| watch_json(&app, &base.0, w, s.as_ref()))
+        .map(|(_, w, s)| app.watch_json(&base.0, w, s.as_ref()))
         .collect();
     Ok((
         [(
@@ -184,8 +77,7 @@ async fn list(
 
 fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
     let wid = WatchId::parse(id).ok_or_else(|| ApiError::NotFound(format!("watch {id}")))?;
-    app.store
-        .watch(&wid)?
+    app.watch(&wid)?
         .ok_or_else(|| ApiError::NotFound(format!("watch {id}")))
 }
 
@@ -195,8 +87,8 @@ async fn show(
     Path(id): Path<String>,
 ) -> Result<Json<WatchJson>, ApiError> {
     let w = find(&app, &id)?;
-    let s = app.store.state(&w.id)?;
-    Ok(Json(watch_json(&app, &base.0, &w, s.as_ref())))
+    let s = app.state(&w.id)?;
+    Ok(Json(app.watch_json(&base.0, &w, s.as_ref())))
 }
 
 async fn remove(
@@ -223,7 +115,7 @@ async fn check(
     let dry_run = q.dry_run.unwrap_or(false);
     let r = app.check(&w, dry_run).await?;
     if !dry_run {
-        app.wake.notify_one();
+        app.wake_runner();
         app.notify(&w, &r);
     }
     Ok(Json(CheckJson {
@@ -236,64 +128,6 @@ async fn check(
     }))
 }
 
-/// A duration as users write it (`90`, `10m`, `1h30m`, `2d`), for field `field`.
-fn duration(field: &str, v: &str) -> Result<std::time::Duration, AppError> {
-    crate::config::parse_duration(v)
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| {
-            AppError::BadInput(format!(
-                "{field} `{v}` is not a duration such as 10m, 1h or 1d"
-            ))
-        })
-}
-
-/// The [`WatchEdit`](crate::app::WatchEdit) a PATCH body asks for (also `sitefeed edit`
-/// and the web page's edit form).
-pub fn watch_edit(b: EditBody) -> Result<crate::app::WatchEdit, AppError> {
-    let dur = |field: &str, v: Option<Option<String>>| {
-        v.map(|o| o.map(|s| duration(field, &s)).transpose())
-            .transpose()
-    };
-    let mut min_interval = dur("min_interval", b.min_interval)?;
-    let mut max_interval = dur("max_interval", b.max_interval)?;
-    if let Some(i) = b.interval {
-        let d = duration("interval", &i)?;
-        min_interval = Some(Some(d));
-        max_interval = Some(Some(d));
-    }
-    let strategy = match b.strategy {
-        None => None,
-        Some(None) => Some(None),
-        Some(Some(name)) => Some(Some(crate::config::Strategy::parse(&name).ok_or_else(
-            || {
-                AppError::BadInput(format!(
-                    "strategy `{name}` is not one of {}",
-                    crate::config::Strategy::NAMES
-                ))
-            },
-        )?)),
-    };
-    Ok(crate::app::WatchEdit {
-        title: b.title,
-        select: b.select,
-        depth: b.depth,
-        keywords: b.keywords,
-        strategy,
-        tags: b.tags,
-        paused: b.paused,
-        min_interval,
-        max_interval,
-        error_item: b.error_item,
-        webhook: b.webhook,
-        timezone: b.timezone,
-        content: b
-            .content
-            .as_deref()
-            .map(crate::app::parse_content)
-            .transpose()?,
-    })
-}
-
 async fn edit(
     State(app): State<Arc<App>>,
     Extension(base): Extension<PublicBase>,
@@ -301,10 +135,10 @@ async fn edit(
     b: Result<Json<EditBody>, JsonRejection>,
 ) -> Result<Json<WatchJson>, ApiError> {
     let w = find(&app, &id)?;
-    let e = watch_edit(body(b)?)?;
+    let e = crate::app::WatchEdit::try_from(body(b)?)?;
     let edited = app.edit(&w.id, &e).await?;
-    let s = app.store.state(&w.id)?;
-    Ok(Json(watch_json(&app, &base.0, &edited.watch, s.as_ref())))
+    let s = app.state(&w.id)?;
+    Ok(Json(app.watch_json(&base.0, &edited.watch, s.as_ref())))
 }
 
 async fn items(
@@ -312,7 +146,7 @@ async fn items(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<ItemJson>>, ApiError> {
     let w = find(&app, &id)?;
-    let items = app.store.items(&w.id, app.config.feed.max_items)?;
+    let items = app.items(&w.id, app.config().feed.max_items)?;
     Ok(Json(items.iter().map(ItemJson::from).collect()))
 }
 

@@ -54,9 +54,9 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
         }
     }
     if path.starts_with("/feed/") || path == "/opml" {
-        let key = &app.config.server.feed_token;
+        let key = &app.config().server.feed_token;
         if key.is_empty()
-            || query_key(req.uri().query()).is_some_and(|k| app.security.same_secret(&k, key))
+            || query_key(req.uri().query()).is_some_and(|k| app.security().same_secret(&k, key))
         {
             return next.run(req).await;
         }
@@ -66,20 +66,20 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
         )
             .into_response();
     }
-    let token = &app.config.server.admin_token;
+    let token = &app.config().server.admin_token;
     if token.is_empty() || path == "/login" {
         return next.run(req).await;
     }
-    let now = app.clock.now();
+    let now = app.now();
     if let Some(bearer) = bearer(req.headers()) {
-        if let Err(wait) = app.security.throttle_check(ip, now) {
+        if let Err(wait) = app.security().throttle_check(ip, now) {
             return too_many(wait);
         }
-        if app.security.same_secret(bearer, token) {
-            app.security.throttle_succeeded(ip);
+        if app.security().same_secret(bearer, token) {
+            app.security().throttle_succeeded(ip);
             return next.run(req).await;
         }
-        app.security.throttle_failed(ip, now);
+        app.security().throttle_failed(ip, now);
         return ApiError::Unauthorized.into_response();
     }
     if session_id(&app, req.headers()).is_some() {
@@ -128,7 +128,7 @@ fn same_origin(app: &App, headers: &HeaderMap) -> Result<(), String> {
         .unwrap_or("");
     let own = |scheme: &str| !host.is_empty() && origin == format!("{scheme}://{host}");
     let base = app
-        .config
+        .config()
         .server
         .base_url
         .as_deref()
@@ -200,12 +200,12 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// The id of the request's live session, if any.
 pub fn session_id(app: &App, headers: &HeaderMap) -> Option<String> {
-    cookie(headers, SESSION_COOKIE).filter(|id| app.security.session_live(id, app.clock.now()))
+    cookie(headers, SESSION_COOKIE).filter(|id| app.security().session_live(id, app.now()))
 }
 
 fn secure(app: &App) -> &'static str {
     if app
-        .config
+        .config()
         .server
         .base_url
         .as_deref()
@@ -219,7 +219,7 @@ fn secure(app: &App) -> &'static str {
 
 /// Starts a session; returns the `Set-Cookie` that carries it.
 pub fn start_session(app: &App) -> HeaderValue {
-    let id = app.security.create_session(app.clock.now());
+    let id = app.security().create_session(app.now());
     let v = format!(
         "{SESSION_COOKIE}={id}; Path=/; Max-Age={SESSION_MAX_AGE}; HttpOnly; SameSite=Strict{}",
         secure(app)
@@ -230,7 +230,7 @@ pub fn start_session(app: &App) -> HeaderValue {
 /// Ends the request's session; returns the `Set-Cookie` that clears it.
 pub fn end_session(app: &App, headers: &HeaderMap) -> HeaderValue {
     if let Some(id) = cookie(headers, SESSION_COOKIE) {
-        app.security.end_session(&id);
+        app.security().end_session(&id);
     }
     let v = format!(
         "{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict{}",
@@ -254,7 +254,7 @@ fn binding(app: &App, headers: &HeaderMap) -> Option<String> {
 /// browser needs an id first.
 pub fn csrf(app: &App, headers: &HeaderMap) -> (String, Option<HeaderValue>) {
     if let Some(b) = binding(app, headers) {
-        return (app.security.csrf_token(&b), None);
+        return (app.security().csrf_token(&b), None);
     }
     let id = session::random_hex(32);
     let set = HeaderValue::from_str(&format!(
@@ -262,12 +262,12 @@ pub fn csrf(app: &App, headers: &HeaderMap) -> (String, Option<HeaderValue>) {
         secure(app)
     ))
     .ok();
-    (app.security.csrf_token(&format!("browser:{id}")), set)
+    (app.security().csrf_token(&format!("browser:{id}")), set)
 }
 
 /// Whether a submitted form's `csrf` field is the token of this request's binding.
 pub fn csrf_ok(app: &App, headers: &HeaderMap, field: &str) -> bool {
-    binding(app, headers).is_some_and(|b| app.security.csrf_ok(&b, field))
+    binding(app, headers).is_some_and(|b| app.security().csrf_ok(&b, field))
 }
 
 /// The value of cookie `name`.

@@ -30,8 +30,8 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
     let mut resp = next.run(req).await;
     // The answer depends on these headers: a shared cache must not hand one client's
     // URLs to another.
-    if app.config.server.base_url.is_none() {
-        let vary = if app.config.server.trusted_proxies.is_empty() {
+    if app.config().server.base_url.is_none() {
+        let vary = if app.config().server.trusted_proxies.is_empty() {
             "Host"
         } else {
             "Host, Forwarded, X-Forwarded-Proto, X-Forwarded-Host"
@@ -44,11 +44,11 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
 
 /// The base URL for a request with `headers` from `peer`.
 pub fn public_base(app: &App, headers: &HeaderMap, peer: Option<SocketAddr>) -> String {
-    if let Some(b) = &app.config.server.base_url {
+    if let Some(b) = &app.config().server.base_url {
         return b.clone();
     }
     let trusted = peer.is_some_and(|p| {
-        app.config
+        app.config()
             .server
             .trusted_proxies
             .iter()

@@ -145,10 +145,10 @@ impl Format {
 /// Whether the watch's error item is due at `now` (it shows a configured time after the
 /// failures began).
 fn error_due(app: &App, stamp: crate::store::FeedStamp) -> bool {
-    match (stamp.error_since, app.config.feed.error_item_after) {
+    match (stamp.error_since, app.config().feed.error_item_after) {
         (Some(since), Some(after)) => {
             let after = i64::try_from(after.as_secs()).unwrap_or(i64::MAX / 4);
-            app.clock.now() >= since.saturating_add(after)
+            app.now() >= since.saturating_add(after)
         }
         _ => false,
     }
@@ -166,7 +166,7 @@ fn stamp_etag(
 ) -> String {
     use md5::{Digest, Md5};
     let epoch = cache.epoch.get_or_init(|| {
-        let config = format!("{}|{:?}", env!("CARGO_PKG_VERSION"), app.config);
+        let config = format!("{}|{:?}", env!("CARGO_PKG_VERSION"), app.config());
         crate::model::hex(&Md5::digest(config.as_bytes())[..8])
     });
     let mut h = Md5::new();
@@ -237,7 +237,7 @@ async fn feed(
     let (id, ext) = file.rsplit_once('.').ok_or_else(not_found)?;
     let id = WatchId::parse(id).ok_or_else(not_found)?;
     let format = Format::from_ext(ext).ok_or_else(not_found)?;
-    let stamp = app.store.feed_stamp(&id)?.ok_or_else(not_found)?;
+    let stamp = app.store().feed_stamp(&id)?.ok_or_else(not_found)?;
     let due = error_due(&app, stamp);
     let etag = stamp_etag(&cache, &app, stamp, due, format, &base.0);
     if none_match(&headers, &etag) == Some(true) {
@@ -257,9 +257,9 @@ async fn feed(
         return Ok(stamped_response(&headers, &etag, format, c.updated, c.body));
     }
     let id = &key.0;
-    let watch = app.store.watch(id)?.ok_or_else(not_found)?;
-    let state = app.store.state(id)?;
-    let mut items = app.store.items(id, app.config.feed.max_items)?;
+    let watch = app.watch(id)?.ok_or_else(not_found)?;
+    let state = app.state(id)?;
+    let mut items = app.items(id, app.config().feed.max_items)?;
     // One item per id (= per link), whatever the store holds: a feed never repeats one.
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));
@@ -338,13 +338,13 @@ fn first_items(app: &App, watch: &Watch, state: &WatchState) -> Vec<Item> {
 /// failures (a reader shows it once) and new for the next one; it goes away with the
 /// first successful check.
 pub fn error_item(app: &App, base: &str, watch: &Watch, state: &WatchState) -> Option<Item> {
-    let after = app.config.feed.error_item_after?;
+    let after = app.config().feed.error_item_after?;
     if watch.options.no_error_item || state.status != crate::model::Status::Error {
         return None;
     }
     let since = state.error_since?;
     let shown = since.saturating_add(i64::try_from(after.as_secs()).unwrap_or(i64::MAX / 4));
-    if app.clock.now() < shown {
+    if app.now() < shown {
         return None;
     }
     let when = chrono::DateTime::from_timestamp(since, 0)
@@ -377,16 +377,16 @@ async fn tag_feed(
         .ok()
         .and_then(|t| t.into_iter().next())
         .ok_or_else(not_found)?;
-    let max = app.config.feed.max_items;
+    let max = app.config().feed.max_items;
     let mut items = Vec::new();
     let mut found = false;
-    for w in app.store.watches()? {
+    for w in app.watches()? {
         if !w.options.tags.contains(&tag) {
             continue;
         }
         found = true;
-        items.extend(app.store.items(&w.id, max)?);
-        if let Some(s) = app.store.state(&w.id)? {
+        items.extend(app.items(&w.id, max)?);
+        if let Some(s) = app.state(&w.id)? {
             items.extend(error_item(&app, &base.0, &w, &s));
         }
     }
@@ -459,18 +459,7 @@ async fn opml(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let tag = q.tag.as_deref().map(|t| t.trim().to_lowercase());
-    let mut entries = Vec::new();
-    let mut updated = 0;
-    for w in app.store.watches()? {
-        if tag.as_ref().is_some_and(|t| !w.options.tags.contains(t)) {
-            continue;
-        }
-        let state = app.store.state(&w.id)?;
-        updated = updated.max(w.created);
-        let title = app.display_title(&w, state.as_ref());
-        entries.push((w, title));
-    }
-    let body = render::opml_export(&entries, &base.0, &app.key_query());
+    let (body, updated) = app.opml_export(&base.0, tag.as_deref())?;
     Ok(conditional(
         &headers,
         body,

@@ -76,11 +76,7 @@ pub fn select(
         .map(str::to_lowercase)
         .filter(|e| !e.is_empty());
     let mut rows: Vec<Row> = Vec::new();
-    for w in app.store.watches()? {
-        if tag.as_ref().is_some_and(|t| !w.options.tags.contains(t)) {
-            continue;
-        }
-        let s = app.store.state(&w.id)?;
+    for (w, s) in app.watches_with_state(tag.as_deref())? {
         if status.is_some_and(|st| st != status_word(&w, s.as_ref())) {
             continue;
         }

@@ -10,7 +10,6 @@ mod error;
 mod feeds;
 pub mod list;
 mod pages;
-mod preview;
 
 use std::sync::Arc;
 
@@ -46,7 +45,7 @@ pub fn router(app: Arc<App>) -> Router {
 /// are still served, checks wait).
 async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
     use axum::response::IntoResponse;
-    match app.store.failing() {
+    match app.store().failing() {
         None => "ok".into_response(),
         Some(why) => (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -60,10 +59,10 @@ async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
     let mut text = app
-        .metrics
-        .render(app.store.size_on_disk(), app.store.failing().is_some());
-    let by_render = app.metrics.by_render();
-    let browser = app.fetcher.browser();
+        .metrics()
+        .render(app.store().size_on_disk(), app.store().failing().is_some());
+    let by_render = app.metrics().by_render();
+    let browser = app.fetcher().browser();
     text.push_str(&crate::metrics::Metrics::render_browser(
         &by_render,
         browser.map(crate::fetch::browser::Browser::health).as_ref(),

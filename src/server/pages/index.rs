@@ -109,7 +109,7 @@ fn index_body(
         list.sort = Some("title".into());
     }
     let (rows, total) = crate::server::list::select(app, &list, LIST_PAGE)?;
-    let all_watches = app.store.watches()?;
+    let all_watches = app.watches()?;
     let mut tags: Vec<&str> = all_watches
         .iter()
         .flat_map(|w| w.options.tags.iter().map(String::as_str))
@@ -221,7 +221,7 @@ fn index_body(
                 }
             }
         }
-        @if let Some(b) = app.fetcher.browser().filter(|b| {
+        @if let Some(b) = app.fetcher().browser().filter(|b| {
             b.health().state != "idle" || rows.iter().any(|r| !r.1.render.is_plain())
         }) {
             (browser_health(&b.health()))
@@ -256,11 +256,11 @@ pub(super) async fn index(
 ) -> Result<Response, ApiError> {
     let ctx = Ctx::new(&app, &headers);
     let msg = if let Some(id) = q.added.as_deref().and_then(WatchId::parse) {
-        app.store.watch(&id)?.map(|w| {
+        app.watch(&id)?.map(|w| {
             html! { p.note { "Watching " a href={ "/watches/" (w.id) } { bdi { (w.url) } } ". Its first check sets the baseline." } }
         })
     } else if let Some(id) = q.exists.as_deref().and_then(WatchId::parse) {
-        app.store.watch(&id)?.map(|w| {
+        app.watch(&id)?.map(|w| {
             html! { p.note #exists { "Already watched: " a href={ "/watches/" (w.id) } { (app.display_title(&w, None)) } " (" (w.url) ")." } }
         })
     } else {

@@ -37,7 +37,7 @@ fn login_form(app: &App, ctx: &Ctx, status: StatusCode, msg: Option<&str>, next:
     };
     let body = html! {
         h1 { "Log in to sitefeed" }
-        @if app.config.server.admin_token.is_empty() {
+        @if app.config().server.admin_token.is_empty() {
             p { "This sitefeed has no admin token: " a href="/" { "go to the watches" } "." }
         } @else {
             @if let Some(m) = msg { p.msg #error { (plain(m)) } }
@@ -73,13 +73,13 @@ pub(super) async fn login(
     Checked(f): Checked<LoginForm>,
 ) -> Response {
     let ctx = Ctx::new(&app, &headers);
-    let token = &app.config.server.admin_token;
+    let token = &app.config().server.admin_token;
     if token.is_empty() {
         return Redirect::to("/").into_response();
     }
     let next = auth::local_path(f.next.as_deref());
-    let now = app.clock.now();
-    if let Err(wait) = app.security.throttle_check(ip, now) {
+    let now = app.now();
+    if let Err(wait) = app.security().throttle_check(ip, now) {
         let msg = format!("Too many wrong tokens from your address: try again in {wait} s.");
         let mut r = login_form(&app, &ctx, StatusCode::TOO_MANY_REQUESTS, Some(&msg), &next);
         if let Ok(v) = header::HeaderValue::from_str(&wait.to_string()) {
@@ -88,10 +88,10 @@ pub(super) async fn login(
         return r;
     }
     if !app
-        .security
+        .security()
         .same_secret(f.token.as_deref().unwrap_or(""), token)
     {
-        app.security.throttle_failed(ip, now);
+        app.security().throttle_failed(ip, now);
         return login_form(
             &app,
             &ctx,
@@ -100,7 +100,7 @@ pub(super) async fn login(
             &next,
         );
     }
-    app.security.throttle_succeeded(ip);
+    app.security().throttle_succeeded(ip);
     // A new session id at login: an id planted before it is worth nothing.
     let _ = auth::end_session(&app, &headers);
     let mut resp = Redirect::to(&next).into_response();

@@ -77,7 +77,7 @@ impl Ctx {
         Self {
             csrf,
             set_cookie,
-            logged_in: !app.config.server.admin_token.is_empty(),
+            logged_in: !app.config().server.admin_token.is_empty(),
         }
     }
 
@@ -192,7 +192,7 @@ fn number<T: std::str::FromStr>(field: &str, v: Option<&str>) -> Result<Option<T
 
 fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
     WatchId::parse(id)
-        .map(|id| app.store.watch(&id))
+        .map(|id| app.watch(&id))
         .transpose()?
         .flatten()
         .ok_or_else(|| ApiError::NotFound(format!("watch {id}")))

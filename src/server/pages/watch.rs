@@ -19,7 +19,7 @@ use crate::dto::EditBody;
 use crate::model::Watch;
 use crate::server::base::PublicBase;
 use crate::server::error::ApiError;
-use crate::server::preview;
+
 use crate::store::WatchState;
 
 /// Items shown on a watch's page.
@@ -44,7 +44,7 @@ fn watch_header(app: &App, w: &Watch, s: Option<&WatchState>) -> Markup {
                 @if let Some(n) = s.map(|s| s.full_text.len()).filter(|n| *n > 0) { " (" (n) " waiting)" }
                 "." }
         }
-        @if let Some(r) = crate::server::api::last_render(app, w) {
+        @if let Some(r) = app.last_render(w) {
             p #last-render {
                 "Last render: " (r.ms) " ms, " @if r.ok { "ok" } @else { span.err { "failed" } }
                 "; " (r.requests) " requests answered, " (r.refused) " refused, " (r.blocked) " blocked"
@@ -115,8 +115,8 @@ pub(super) async fn watch_page(
 ) -> Result<Response, ApiError> {
     let ctx = Ctx::new(&app, &headers);
     let w = find(&app, &id)?;
-    let s = app.store.state(&w.id)?;
-    let items = app.store.items(&w.id, PAGE_ITEMS)?;
+    let s = app.state(&w.id)?;
+    let items = app.items(&w.id, PAGE_ITEMS)?;
     let crawl = s.as_ref().and_then(|s| s.crawl);
     let tz = app.tz_for(&w);
     let body = html! {
@@ -220,15 +220,15 @@ pub(super) async fn preview_page(
 ) -> Result<Response, ApiError> {
     let ctx = Ctx::new(&app, &headers);
     let w = find(&app, &id)?;
-    let s = app.store.state(&w.id)?;
-    let result = preview::run(&app, &w).await?;
+    let s = app.state(&w.id)?;
+    let result = app.preview(&w).await?;
     let tz = app.tz_for(&w);
     let body = html! {
         (watch_header(&app, &w, s.as_ref()))
         p { a href={ "/watches/" (w.id) } { "Back to the watch" } }
         h2 { "Preview" }
         @match &result {
-            Err(m) => p.msg #error { bdi { (plain(m)) } },
+            Err(m) => p.msg #error { bdi { (plain(&m.to_string())) } },
             Ok(p) => {
                 @let new = p.links.iter().filter(|l| l.is_item()).count();
                 p #summary {
@@ -265,7 +265,7 @@ pub(super) async fn check_now(
 ) -> Result<Response, ApiError> {
     let w = find(&app, &id)?;
     let r = app.check(&w, false).await?;
-    app.wake.notify_one();
+    app.wake_runner();
     app.notify(&w, &r);
     Ok(Redirect::to(&format!("/watches/{}", w.id)).into_response())
 }
@@ -347,7 +347,7 @@ pub(super) async fn edit(
     let result = f
         .to_body()
         .map_err(AppError::BadInput)
-        .and_then(crate::server::api::watch_edit);
+        .and_then(crate::app::WatchEdit::try_from);
     let result = match result {
         Ok(e) => app.edit(&w.id, &e).await,
         Err(e) => Err(e),

@@ -6,11 +6,26 @@
 
 use url::Url;
 
-use crate::analysis::{self, Analysis, PageInput, Params, Verdict};
-use crate::app::App;
-use crate::fetch::{FetchOutcome, Validators};
+use super::{App, AppError};
+use crate::analysis::{self, Analysis, PageInput, Params, Unusable, Verdict};
+use crate::fetch::{FetchError, FetchOutcome, Validators};
 use crate::model::{Item, Link, Watch};
 use crate::store::{StoreError, WatchState};
+
+/// Why the preview has no links to show: a reason the user can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum PreviewError {
+    #[error("the watched URL `{0}` does not parse")]
+    Url(String),
+    #[error("the server answered 304 Not Modified to a plain GET")]
+    NotModified,
+    #[error("cannot fetch the page: {0}")]
+    Fetch(FetchError),
+    #[error(transparent)]
+    Page(Unusable),
+    #[error("the page could not be analysed")]
+    Unanalysed,
+}
 
 /// One extracted link and what the next check would make of it.
 #[derive(Debug)]
@@ -43,13 +58,14 @@ pub struct Preview {
 }
 
 /// Fetches and analyses the page of `watch`. The inner `Err` is a reason a user can act
-/// on (the page cannot be fetched, the selector matches nothing...).
-pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, StoreError> {
+/// on (the page cannot be fetched, the selector matches nothing...); the outer one an
+/// error of the service (the store).
+pub(super) async fn run(
+    app: &App,
+    watch: &Watch,
+) -> Result<Result<Preview, PreviewError>, AppError> {
     let Ok(url) = Url::parse(&watch.url) else {
-        return Ok(Err(format!(
-            "the watched URL `{}` does not parse",
-            watch.url
-        )));
+        return Ok(Err(PreviewError::Url(watch.url.clone())));
     };
     let page = match app
         .fetcher
@@ -57,12 +73,8 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
         .await
     {
         Ok(FetchOutcome::Page(p)) => p,
-        Ok(FetchOutcome::NotModified) => {
-            return Ok(Err(
-                "the server answered 304 Not Modified to a plain GET".into()
-            ))
-        }
-        Err(e) => return Ok(Err(format!("cannot fetch the page: {e}"))),
+        Ok(FetchOutcome::NotModified) => return Ok(Err(PreviewError::NotModified)),
+        Err(e) => return Ok(Err(PreviewError::Fetch(e))),
     };
     let store = app.store.clone();
     let watch = watch.clone();
@@ -97,8 +109,9 @@ pub async fn run(app: &App, watch: &Watch) -> Result<Result<Preview, String>, St
     .await?;
     let (result, url) = analysed;
     Ok(match result {
-        Err(m) => Err(m),
-        Ok(Analysis::Unchanged { .. }) => Err("the page could not be analysed".into()),
+        Err(m) => Err(PreviewError::Page(m)),
+        // (not met: the analysis is forced to read the page)
+        Ok(Analysis::Unchanged { .. }) => Err(PreviewError::Unanalysed),
         Ok(Analysis::Changed(c)) => {
             let c = *c;
             let mut items: std::collections::HashMap<String, Item> = c
