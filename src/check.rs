@@ -265,6 +265,7 @@ pub async fn run(
             raw_fingerprint: None,
             validators: None,
         }),
+        Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run),
         Ok(FetchOutcome::Page(page)) => {
             // The analysis runs on the CPU pool, off the async workers.
             let tracking = settings.tracking.clone();
@@ -272,7 +273,6 @@ pub async fn run(
             crawl = c;
             a.map_err(Failure::Page)
         }
-        Err(e) if e.is_deferral() => return defer(store, watch, &prev, &e, now, dry_run),
         Err(e) => {
             retry_after = e.retry_after();
             Err(Failure::Fetch(e))
@@ -389,19 +389,19 @@ fn defer(
     store: &Store,
     watch: &Watch,
     prev: &WatchState,
-    e: &crate::fetch::FetchError,
+    d: &crate::fetch::Deferral,
     now: i64,
     dry_run: bool,
 ) -> Result<CheckReport, StoreError> {
-    let wait = e.retry_after().map_or(1, secs);
+    let wait = secs(d.wait);
     let mut state = prev.clone();
     state.next_check = now + wait;
     if !dry_run {
         store.commit_check(&watch.id, prev, &state, &CheckRecord::default())?;
     }
     Ok(CheckReport {
-        error: Some(e.to_string()),
-        error_kind: Some(e.kind()),
+        error: Some(d.to_string()),
+        error_kind: Some("deferred"),
         next_check: state.next_check,
         ..CheckReport::default()
     })

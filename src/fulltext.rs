@@ -104,7 +104,7 @@ async fn fetch_one(fetcher: &Fetcher, url: &str) -> Fetched {
             article.map_or(Fetched::Never, Fetched::Article)
         }
         Ok(FetchOutcome::NotModified) => Fetched::Failed("answered 304 to a plain GET".into()),
-        Err(e) if e.is_deferral() => Fetched::Busy,
+        Ok(FetchOutcome::Deferred(_)) => Fetched::Busy,
         Err(e @ FetchError::Robots { .. }) => {
             tracing::debug!(%url, error = %e, "full text not fetched");
             Fetched::Never

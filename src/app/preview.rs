@@ -8,7 +8,7 @@ use url::Url;
 
 use super::{App, AppError};
 use crate::analysis::{self, Analysis, PageInput, Params, Unusable, Verdict};
-use crate::fetch::{FetchError, FetchOutcome, Validators};
+use crate::fetch::{Deferral, FetchError, FetchOutcome, Validators};
 use crate::model::{Item, Link, Watch};
 use crate::store::{StoreError, WatchState};
 
@@ -21,6 +21,9 @@ pub enum PreviewError {
     NotModified,
     #[error("cannot fetch the page: {0}")]
     Fetch(FetchError),
+    /// The host's turn did not come (it is busy, or asked for a pause).
+    #[error(transparent)]
+    Deferred(Deferral),
     #[error(transparent)]
     Page(Unusable),
     #[error("the page could not be analysed")]
@@ -74,6 +77,7 @@ pub(super) async fn run(
     {
         Ok(FetchOutcome::Page(p)) => p,
         Ok(FetchOutcome::NotModified) => return Ok(Err(PreviewError::NotModified)),
+        Ok(FetchOutcome::Deferred(d)) => return Ok(Err(PreviewError::Deferred(d))),
         Err(e) => return Ok(Err(PreviewError::Fetch(e))),
     };
     let store = app.store.clone();

@@ -368,7 +368,7 @@ impl Crawl {
                 }
                 return Ok(Visited::Done);
             }
-            Err(e) if e.is_deferral() => {
+            Ok(FetchOutcome::Deferred(_)) => {
                 self.fetched -= 1;
                 self.state.frontier.push(cand);
                 return Ok(Visited::Stop);

@@ -1,5 +1,6 @@
-//! Why a fetch failed ([`FetchError`], in words a user can act on), and how transport
-//! errors and host-gate refusals become one.
+//! Why a fetch failed ([`FetchError`], in words a user can act on), why one was not
+//! tried ([`Deferral`]: the host's turn did not come; not a failure), and how transport
+//! errors and host-gate refusals become them.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -8,6 +9,35 @@ use reqwest::StatusCode;
 
 use super::host::{self, GateError, HostKey};
 use super::{dns, guard, robots, Fetcher};
+
+/// A fetch not tried: the host is busy or asked for a pause, or every browser tab is
+/// taken. Not a failure of the watch: its check comes again after `wait`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("not fetched yet: {reason}; next try in {}s", .wait.as_secs().max(1))]
+pub struct Deferral {
+    pub reason: String,
+    pub wait: Duration,
+}
+
+/// What stopped a request inside the fetcher before it had an answer: it was not tried,
+/// or it failed. The public calls turn the first into [`super::FetchOutcome::Deferred`].
+#[derive(Debug)]
+pub(crate) enum Halt {
+    Deferred(Deferral),
+    Failed(FetchError),
+}
+
+impl From<FetchError> for Halt {
+    fn from(e: FetchError) -> Self {
+        Self::Failed(e)
+    }
+}
+
+impl From<Deferral> for Halt {
+    fn from(d: Deferral) -> Self {
+        Self::Deferred(d)
+    }
+}
 
 /// Why a fetch failed, in words a user can act on.
 #[derive(Debug, thiserror::Error)]
@@ -51,9 +81,6 @@ pub enum FetchError {
     },
     #[error("robots.txt of {origin} cannot be read ({reason}), which by RFC 9309 means wait")]
     RobotsUnreachable { origin: String, reason: String },
-    /// Not tried: the host is busy or asked for a pause. Not a failure of the watch.
-    #[error("not fetched yet: {reason}; next try in {}s", .wait.as_secs().max(1))]
-    Deferred { reason: String, wait: Duration },
     /// The headless browser could not render the page.
     #[error("rendering in the browser failed: {0}")]
     Render(String),
@@ -79,7 +106,6 @@ impl FetchError {
             Self::Redirect(_) => "redirect",
             Self::Refused(_) | Self::RefusedHost(_) | Self::Scheme(_) => "refused",
             Self::Robots { .. } | Self::RobotsUnreachable { .. } => "robots",
-            Self::Deferred { .. } => "deferred",
             Self::Render(_) => "render",
             Self::Other(_) => "other",
         }
@@ -90,7 +116,6 @@ impl FetchError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             Self::Status { retry_after, .. } => *retry_after,
-            Self::Deferred { wait, .. } => Some(*wait),
             Self::RobotsUnreachable { .. } => Some(robots::UNREACHABLE_TTL),
             _ => None,
         }
@@ -105,11 +130,6 @@ impl FetchError {
             Self::Status { code, .. } => code.is_server_error(),
             _ => false,
         }
-    }
-
-    /// Whether nothing was fetched because of politeness (not the watch's fault).
-    pub fn is_deferral(&self) -> bool {
-        matches!(self, Self::Deferred { .. })
     }
 }
 
@@ -146,7 +166,7 @@ impl Fetcher {
 }
 
 /// The deferral for a request the host gate did not let through.
-pub(super) fn deferral(key: &HostKey, e: &GateError) -> FetchError {
+pub(super) fn deferral(key: &HostKey, e: &GateError) -> Deferral {
     let reason = match e {
         GateError::Backoff {
             why: host::Pause::RetryAfter,
@@ -160,7 +180,7 @@ pub(super) fn deferral(key: &HostKey, e: &GateError) -> FetchError {
             format!("{waiters} other checks of {key} are waiting their turn")
         }
     };
-    FetchError::Deferred {
+    Deferral {
         reason,
         wait: e.wait(),
     }

@@ -189,3 +189,23 @@ async fn a_refused_redirect_is_stored_as_the_watch_error() {
     assert!(st.next_check > 1_700_000_000, "backs off");
     assert!(store.links(&watch.id).expect("links").is_empty());
 }
+
+/// A host that asked for a pause is not asked again meanwhile: the fetch is an outcome
+/// (deferred, with the wait), not a failure, and sends no request.
+#[tokio::test]
+async fn a_paused_host_is_deferred_without_a_request() {
+    let s = serve().await;
+    let f = guarded_fetcher();
+    let url = format!("http://site.test:{}/to/self", s.addr.port());
+    let parsed = url::Url::parse(&url).expect("test url");
+    f.pause_host(&parsed, std::time::Duration::from_secs(120));
+    let out = fetch(&f, &url).await;
+    match out {
+        Ok(FetchOutcome::Deferred(d)) => {
+            assert!(d.wait > std::time::Duration::from_secs(60), "{d:?}");
+            assert!(d.to_string().contains("not fetched yet"), "{d}");
+        }
+        other => panic!("expected a deferral, got {other:?}"),
+    }
+    assert_eq!(s.hits.load(Ordering::SeqCst), 0, "no request was sent");
+}

@@ -40,7 +40,8 @@ mod retry;
 pub mod robots;
 
 pub use body::{is_html_type, STALL_MIN_BYTES};
-pub use error::FetchError;
+pub(crate) use error::Halt;
+pub use error::{Deferral, FetchError};
 pub use resource::Resource;
 
 #[cfg(test)]
@@ -81,6 +82,8 @@ pub enum FetchOutcome {
     /// `304 Not Modified`: the page is as before.
     NotModified,
     Page(Page),
+    /// Not tried: the host is busy or asked for a pause (politeness, not a failure).
+    Deferred(Deferral),
 }
 
 /// Fetches pages for checks. Cheap to clone; clones share the host gates, robots and DNS
@@ -173,7 +176,7 @@ impl Fetcher {
     }
 
     /// Waits for `url`'s host's turn, then for a global request slot.
-    async fn permits(&self, url: &Url) -> Result<(HostKey, Permits), FetchError> {
+    async fn permits(&self, url: &Url) -> Result<(HostKey, Permits), Halt> {
         let key =
             HostKey::of(url).ok_or_else(|| FetchError::Other(format!("`{url}` has no host")))?;
         let host = self
@@ -231,6 +234,8 @@ impl Fetcher {
         let mut attempt = 0;
         loop {
             let err = match self.get_once(url, validators).await {
+                // (not tried: says nothing of the host's health)
+                Ok(o @ FetchOutcome::Deferred(_)) => return Ok(o),
                 Ok(o) => {
                     if let Some(key) = HostKey::of(url) {
                         self.inner.gates.succeeded(&key);
@@ -262,7 +267,11 @@ impl Fetcher {
             validators: Some(validators),
             robots: self.cfg().respect_robots,
         };
-        let (resp, permits) = self.request(url, purpose).await?;
+        let (resp, permits) = match self.request(url, purpose).await {
+            Ok(r) => r,
+            Err(Halt::Deferred(d)) => return Ok(FetchOutcome::Deferred(d)),
+            Err(Halt::Failed(e)) => return Err(e),
+        };
         let status = resp.status();
         if status == StatusCode::NOT_MODIFIED {
             return Ok(FetchOutcome::NotModified);
@@ -315,7 +324,7 @@ impl Fetcher {
         &self,
         url: &Url,
         purpose: Purpose<'_>,
-    ) -> Result<(reqwest::Response, Permits), FetchError> {
+    ) -> Result<(reqwest::Response, Permits), Halt> {
         let mut current = url.clone();
         let mut visited: Vec<Url> = Vec::new();
         loop {
@@ -359,13 +368,15 @@ impl Fetcher {
             if visited.contains(&next) {
                 return Err(FetchError::Redirect(format!(
                     "redirect loop: {next} was already visited"
-                )));
+                ))
+                .into());
             }
             if visited.len() > self.cfg().max_redirects {
                 return Err(FetchError::Redirect(format!(
                     "more than {} redirects (fetch.max_redirects)",
                     self.cfg().max_redirects
-                )));
+                ))
+                .into());
             }
             current = next;
         }
@@ -392,7 +403,7 @@ impl Fetcher {
     }
 
     /// Fails unless robots.txt lets us fetch `url`; sets the host's crawl delay.
-    async fn obey_robots(&self, url: &Url) -> Result<(), FetchError> {
+    async fn obey_robots(&self, url: &Url) -> Result<(), Halt> {
         let key =
             HostKey::of(url).ok_or_else(|| FetchError::Other(format!("`{url}` has no host")))?;
         let mut slot = match self.inner.robots.try_slot(url) {
@@ -408,7 +419,7 @@ impl Fetcher {
                 let wait = self.cfg().timeout;
                 tokio::time::timeout(wait, busy.lock())
                     .await
-                    .map_err(|_| FetchError::Deferred {
+                    .map_err(|_| Deferral {
                         reason: format!("robots.txt of {key} is still being fetched"),
                         wait,
                     })?
@@ -424,18 +435,21 @@ impl Fetcher {
         self.inner.gates.set_crawl_delay(&key, rules.crawl_delay());
         let origin = url.origin().ascii_serialization();
         match rules {
-            Rules::Unreachable(reason) => Err(FetchError::RobotsUnreachable { origin, reason }),
+            Rules::Unreachable(reason) => {
+                Err(FetchError::RobotsUnreachable { origin, reason }.into())
+            }
             r if !r.allows(url) => Err(FetchError::Robots {
                 origin,
                 path: url.path().to_owned(),
                 agent: self.inner.agent.clone(),
-            }),
+            }
+            .into()),
             _ => Ok(()),
         }
     }
 
     /// Fetches and interprets the robots.txt of `url`'s origin.
-    async fn fetch_robots(&self, url: &Url) -> Result<Rules, FetchError> {
+    async fn fetch_robots(&self, url: &Url) -> Result<Rules, Halt> {
         let robots_url = robots::robots_url(url)
             .ok_or_else(|| FetchError::Other(format!("no robots.txt URL for {url}")))?;
         let purpose = Purpose {
@@ -460,17 +474,17 @@ impl Fetcher {
             // What stops robots.txt stops the page too, and says it better.
             // So do a refused connection and a name that does not resolve: the page
             // cannot be fetched either, and "robots.txt cannot be read" would hide why.
-            Err(
+            Err(Halt::Deferred(d)) => Err(d.into()),
+            Err(Halt::Failed(
                 e @ (FetchError::Refused(_)
                 | FetchError::RefusedHost(_)
                 | FetchError::Scheme(_)
-                | FetchError::Deferred { .. }
                 | FetchError::Dns(_)
                 | FetchError::ConnectionRefused),
-            ) => Err(e),
+            )) => Err(e.into()),
             // RFC 9309 2.3.1.2: too many redirects mean "unavailable".
-            Err(FetchError::Redirect(_)) => Ok(Rules::AllowAll),
-            Err(e) => Ok(Rules::Unreachable(e.to_string())),
+            Err(Halt::Failed(FetchError::Redirect(_))) => Ok(Rules::AllowAll),
+            Err(Halt::Failed(e)) => Ok(Rules::Unreachable(e.to_string())),
         }
     }
 }

@@ -5,7 +5,7 @@
 use url::Url;
 
 use super::retry::retry_after;
-use super::{FetchError, Fetcher};
+use super::{FetchError, Fetcher, Halt};
 
 /// A response to one request of a rendered page, handed to the browser as it is.
 #[derive(Debug)]
@@ -45,14 +45,14 @@ impl Fetcher {
     /// and the guarded resolver, the host gate and the global cap, with this fetcher's
     /// User-Agent and at most `cap` bytes of body. robots.txt is the page's matter: a
     /// page that may be fetched may load what it needs.
-    pub async fn resource(
+    pub(crate) async fn resource(
         &self,
         method: &str,
         url: &Url,
         headers: &[(String, String)],
         body: Option<Vec<u8>>,
         cap: u64,
-    ) -> Result<Resource, FetchError> {
+    ) -> Result<Resource, Halt> {
         self.admit(url)?;
         let method = reqwest::Method::from_bytes(method.as_bytes())
             .map_err(|_| FetchError::Other(format!("bad method `{method}`")))?;

@@ -12,7 +12,7 @@ use url::Url;
 
 use super::{lock, Stats};
 use crate::fetch::host::HostKey;
-use crate::fetch::{FetchError, FetchOutcome, Fetcher, Page, Validators};
+use crate::fetch::{Deferral, FetchError, FetchOutcome, Fetcher, Halt, Page, Validators};
 
 /// Counts of one render.
 #[derive(Debug, Default)]
@@ -38,7 +38,7 @@ pub(super) struct PageState {
     /// One request of this page per host waits at the host gate at a time.
     pub(super) hosts: Mutex<HashMap<HostKey, Arc<tokio::sync::Mutex<()>>>>,
     pub(super) main_error: Mutex<Option<FetchError>>,
-    pub(super) deferred: Mutex<Option<FetchError>>,
+    pub(super) deferred: Mutex<Option<Deferral>>,
     pub(super) stats: Arc<Stats>,
     pub(super) counts: Arc<PageCounts>,
 }
@@ -134,7 +134,12 @@ pub(super) async fn answer(page: Arc<PageState>, session: String, p: Value) -> A
                 }),
             }
         }
-        Err(e) => {
+        // Not tried (the host's turn did not come): the render is deferred as a whole.
+        Err(Halt::Deferred(d)) => {
+            lock(&page.deferred).get_or_insert(d);
+            fail("Failed")
+        }
+        Err(Halt::Failed(e)) => {
             let reason = match &e {
                 FetchError::Refused(_)
                 | FetchError::RefusedHost(_)
@@ -149,9 +154,7 @@ pub(super) async fn answer(page: Arc<PageState>, session: String, p: Value) -> A
                 FetchError::TooLarge(_) => "BlockedByClient",
                 _ => "Failed",
             };
-            if e.is_deferral() {
-                lock(&page.deferred).get_or_insert(e);
-            } else if main {
+            if main {
                 lock(&page.main_error).get_or_insert(e);
             }
             fail(reason)
@@ -162,16 +165,18 @@ pub(super) async fn answer(page: Arc<PageState>, session: String, p: Value) -> A
 /// A document (the page, a frame): fetched like a plain check's page (robots.txt,
 /// redirects followed by the fetcher, HTML only), or served from what the page already
 /// fetched. A redirect is handed to the browser as one, to the final URL.
-pub(super) async fn document(page: &PageState, url: &Url) -> Result<Reply, FetchError> {
+pub(super) async fn document(page: &PageState, url: &Url) -> Result<Reply, Halt> {
     let known = lock(&page.documents).remove(url.as_str());
     let doc = match known {
         Some(p) => p,
         None => match page.fetcher.get(url, &Validators::default()).await? {
             FetchOutcome::Page(p) => p,
+            FetchOutcome::Deferred(d) => return Err(d.into()),
             FetchOutcome::NotModified => {
                 return Err(FetchError::Other(
                     "the server answered 304 to an unconditional request".into(),
-                ))
+                )
+                .into())
             }
         },
     };
@@ -193,7 +198,7 @@ pub(super) async fn resource(
     url: &Url,
     req: &Value,
     cap: u64,
-) -> Result<Reply, FetchError> {
+) -> Result<Reply, Halt> {
     let method = req.get("method").and_then(Value::as_str).unwrap_or("GET");
     let headers: Vec<(String, String)> = req
         .get("headers")

@@ -69,7 +69,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use url::Url;
 
-use super::{FetchError, Fetcher, Page};
+use super::{Deferral, FetchError, FetchOutcome, Fetcher, Page};
 use crate::config::BrowserConfig;
 use intercept::PageCounts;
 
@@ -105,10 +105,12 @@ pub struct Browser {
     stats: Arc<Stats>,
 }
 
-/// Why a render failed: a reason for the user, or the browser went away under it.
+/// Why a render gave no page: a reason for the user, a request of the page the fetcher
+/// did not try (its host's turn did not come), or the browser went away under it.
 #[derive(Debug)]
 enum Failure {
     Fetch(FetchError),
+    Deferred(Deferral),
     Died,
 }
 
@@ -197,18 +199,20 @@ impl Browser {
         slot.as_ref()?.process.as_ref()?.pid()
     }
 
-    /// Renders `url` and returns its DOM as a page. `prefetched`: the page as a plain
-    /// fetch just got it (its final URL is rendered, and its document is not fetched
-    /// again). `wait_for`: a CSS selector (the watch's region) that must hold a link
-    /// before the page counts as settled, during its first 10 s.
+    /// Renders `url` and returns its DOM as a page ([`FetchOutcome::Page`]), or
+    /// [`FetchOutcome::Deferred`] when no tab is free soon or a request of the page was
+    /// not tried (never `NotModified`). `prefetched`: the page as a plain fetch just got
+    /// it (its final URL is rendered, and its document is not fetched again).
+    /// `wait_for`: a CSS selector (the watch's region) that must hold a link before the
+    /// page counts as settled, during its first 10 s.
     pub async fn render(
         &self,
         url: &Url,
         prefetched: Option<Page>,
         wait_for: Option<&str>,
-    ) -> Result<Page, FetchError> {
+    ) -> Result<FetchOutcome, FetchError> {
         let wait = self.cfg.page_timeout;
-        let busy = || FetchError::Deferred {
+        let busy = || Deferral {
             reason: format!(
                 "all {} browser tabs are busy and other renders wait (browser.tabs)",
                 self.cfg.tabs
@@ -222,11 +226,11 @@ impl Browser {
         } else {
             let _waiting = Waiting::enter(&self.waiting);
             if self.waiting.load(Ordering::SeqCst) > self.cfg.tabs * MAX_WAITING_PER_TAB {
-                return Err(busy());
+                return Ok(FetchOutcome::Deferred(busy()));
             }
             match tokio::time::timeout(wait, self.tabs.clone().acquire_owned()).await {
                 Ok(Ok(t)) => t,
-                _ => return Err(busy()),
+                _ => return Ok(FetchOutcome::Deferred(busy())),
             }
         };
         let _tab = tab;
@@ -243,20 +247,22 @@ impl Browser {
                 .render_once(&url, prefetched.as_ref(), wait_for, &counts)
                 .await;
         }
-        let result = result.map_err(|f| match f {
-            Failure::Fetch(e) => e,
-            Failure::Died => FetchError::Render(
+        let result = match result {
+            Ok(page) => Ok(FetchOutcome::Page(page)),
+            Err(Failure::Deferred(d)) => Ok(FetchOutcome::Deferred(d)),
+            Err(Failure::Fetch(e)) => Err(e),
+            Err(Failure::Died) => Err(FetchError::Render(
                 "the browser went away twice during this render (crashed or killed)".into(),
-            ),
-        });
+            )),
+        };
         let ms = started.elapsed().as_millis() as u64;
         let s = &self.stats;
         s.renders.fetch_add(1, Ordering::Relaxed);
         match &result {
-            Ok(_) => {
+            Ok(FetchOutcome::Page(_)) => {
                 s.render_ms.fetch_add(ms, Ordering::Relaxed);
             }
-            Err(e) if e.is_deferral() => {}
+            Ok(_) => {}
             Err(e) => {
                 s.failures.fetch_add(1, Ordering::Relaxed);
                 *lock(&s.last_error) = Some(format!("{url}: {e}"));
@@ -270,7 +276,7 @@ impl Browser {
             url.to_string(),
             LastRender {
                 ms,
-                ok: result.is_ok(),
+                ok: matches!(result, Ok(FetchOutcome::Page(_))),
                 requests: counts.requests.load(Ordering::Relaxed),
                 refused: counts.refused.load(Ordering::Relaxed),
                 blocked: counts.blocked.load(Ordering::Relaxed),

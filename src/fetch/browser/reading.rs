@@ -24,12 +24,11 @@ impl Fetcher {
         };
         match how.render {
             Render::Plain => self.get(url, validators).await,
-            Render::Browser => Ok(FetchOutcome::Page(
-                browser()?.render(url, None, how.wait_for).await?,
-            )),
+            Render::Browser => browser()?.render(url, None, how.wait_for).await,
             Render::Auto => {
-                let FetchOutcome::Page(page) = self.get(url, validators).await? else {
-                    return Ok(FetchOutcome::NotModified);
+                let page = match self.get(url, validators).await? {
+                    FetchOutcome::Page(page) => page,
+                    other => return Ok(other),
                 };
                 // Parsing runs on the CPU pool, off the async workers.
                 let (page, shape) = crate::cpu::run(move || {
@@ -41,9 +40,7 @@ impl Fetcher {
                     return Ok(FetchOutcome::Page(page));
                 }
                 tracing::debug!(%url, ?shape, "an application shell: rendering it");
-                Ok(FetchOutcome::Page(
-                    browser()?.render(url, Some(page), how.wait_for).await?,
-                ))
+                browser()?.render(url, Some(page), how.wait_for).await
             }
         }
     }

@@ -139,8 +139,10 @@ impl Browser {
                     nav_done = true;
                     let r = r?;
                     if let Some(err) = r.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-                        let known = lock(&page.deferred).take();
-                        if let Some(e) = known.or_else(|| lock(&page.main_error).take()) {
+                        if let Some(d) = lock(&page.deferred).take() {
+                            return Err(Failure::Deferred(d));
+                        }
+                        if let Some(e) = lock(&page.main_error).take() {
                             return Err(Failure::Fetch(e));
                         }
                         return Err(Failure::Fetch(FetchError::Render(format!(
@@ -195,8 +197,8 @@ impl Browser {
                 }
             }
         }
-        if let Some(e) = lock(&page.deferred).take() {
-            return Err(Failure::Fetch(e));
+        if let Some(d) = lock(&page.deferred).take() {
+            return Err(Failure::Deferred(d));
         }
         let v = conn
             .call(

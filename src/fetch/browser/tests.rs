@@ -18,10 +18,24 @@ use axum::Router;
 use url::Url;
 
 use super::super::dns::TestHost;
-use super::super::{FetchOutcome, Fetcher, Validators};
+use super::super::{FetchOutcome, Fetcher, Page, Validators};
 use crate::config::{BrowserConfig, Config};
 use crate::model::{Render, Watch, WatchId};
 use crate::store::{Store, WatchState};
+
+/// The page of a render that gave one; a deferral fails the test.
+trait Rendered {
+    fn page(self) -> Page;
+}
+
+impl Rendered for FetchOutcome {
+    fn page(self) -> Page {
+        match self {
+            FetchOutcome::Page(p) => p,
+            other => panic!("no page: {other:?}"),
+        }
+    }
+}
 
 /// The Chromium to test with, or `None` (skipped locally, a failure in CI).
 fn chromium() -> Option<PathBuf> {
@@ -383,7 +397,8 @@ async fn a_script_reaching_for_loopback_is_refused_and_counted() {
     let page = b
         .render(&url(addr, "/spy"), None, None)
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     let html = String::from_utf8(page.body).expect("utf-8");
     assert_eq!(
         page.content_type.as_deref(),
@@ -444,7 +459,8 @@ async fn a_page_that_never_settles_ends_at_the_timeout_with_a_reason() {
     let page = b
         .render(&url(addr, "/static"), None, None)
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     assert!(String::from_utf8_lossy(&page.body).contains("/news/6"));
 }
 
@@ -458,7 +474,8 @@ async fn killing_the_browser_mid_render_recovers() {
     // while it waits.
     b.render(&url(addr, "/static"), None, None)
         .await
-        .expect("first render");
+        .expect("first render")
+        .page();
     let pid = b.pid().await.expect("a launched browser");
     let usage = super::launch::tree_usage(pid).expect("its processes");
     assert!(usage.processes >= 2 && usage.rss_bytes > 0, "{usage:?}");
@@ -478,7 +495,8 @@ async fn killing_the_browser_mid_render_recovers() {
     let page = render
         .await
         .expect("task")
-        .expect("rendered on a new browser");
+        .expect("rendered on a new browser")
+        .page();
     let html = String::from_utf8_lossy(&page.body).into_owned();
     assert!(
         html.contains("/news/3") && html.contains("Notice 1"),
@@ -500,12 +518,14 @@ async fn a_browser_over_its_memory_bound_is_replaced_after_the_render() {
     let b = f.browser().expect("browser");
     b.render(&url(addr, "/static"), None, None)
         .await
-        .expect("first");
+        .expect("first")
+        .page();
     let first = b.pid().await.expect("launched");
     assert!(b.health().memory_bytes.is_some_and(|m| m > 1));
     b.render(&url(addr, "/static"), None, None)
         .await
-        .expect("second");
+        .expect("second")
+        .page();
     let second = b.pid().await.expect("launched");
     assert_ne!(first, second, "a new browser");
     assert_eq!(b.health().restarts, 1);
@@ -538,7 +558,8 @@ async fn a_running_browser_service_is_used_through_ws_url() {
     let page = b
         .render(&url(addr, "/spy"), None, None)
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     let html = String::from_utf8_lossy(&page.body).into_owned();
     assert!(
         html.contains("result:rejected,rejected,fulfilled,fulfilled posted:70000"),
@@ -627,7 +648,7 @@ async fn popups_and_new_windows_reach_nothing_even_in_a_browser_without_our_flag
     let f = fetcher_with(path, |b| b.ws_url = Some(ws));
     let b = f.browser().expect("browser");
     let page = b.render(&url(addr, "/popup"), None, None).await;
-    assert!(page.is_ok(), "{page:?}");
+    assert!(matches!(page, Ok(FetchOutcome::Page(_))), "{page:?}");
     // Whatever the windows did, nothing outside the interception reached loopback.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(site.secret_hits.load(Ordering::SeqCst), 0);
@@ -642,7 +663,8 @@ async fn the_watched_region_is_waited_for() {
     let early = b
         .render(&url(addr, "/late"), None, None)
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     assert!(
         !String::from_utf8_lossy(&early.body).contains("Late notice"),
         "without a region the page settles before the late list"
@@ -650,7 +672,8 @@ async fn the_watched_region_is_waited_for() {
     let page = b
         .render(&url(addr, "/late"), None, Some("main #list"))
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     let html = String::from_utf8_lossy(&page.body).into_owned();
     assert!(html.contains("Late notice"), "{html}");
     // A region that never gets a link does not hold the page past its first 10 s.
@@ -658,7 +681,8 @@ async fn the_watched_region_is_waited_for() {
     let page = b
         .render(&url(addr, "/static"), None, Some("#nothing-here"))
         .await
-        .expect("renders");
+        .expect("renders")
+        .page();
     assert!(String::from_utf8_lossy(&page.body).contains("/news/6"));
     assert!(started.elapsed() < Duration::from_secs(19));
 }
@@ -683,9 +707,9 @@ async fn renders_beyond_the_tabs_and_their_queue_are_deferred() {
     let mut deferred = Vec::new();
     for r in renders {
         match r.await.expect("task") {
-            Ok(_) => ok += 1,
-            Err(e) if e.is_deferral() => deferred.push(e.to_string()),
-            Err(e) => panic!("{e}"),
+            Ok(FetchOutcome::Page(_)) => ok += 1,
+            Ok(FetchOutcome::Deferred(d)) => deferred.push(d.to_string()),
+            other => panic!("{other:?}"),
         }
     }
     assert_eq!((ok, deferred.len()), (3, 1), "{deferred:?}");
