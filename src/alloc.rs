@@ -13,9 +13,10 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[cfg(test)]
 /// Whether mimalloc's low-memory defaults are installed (Linux), and the options as they
 /// stand: (arena eager commit, purge delay in ms).
-pub fn low_memory_defaults() -> (bool, i64, i64) {
+pub(crate) fn low_memory_defaults() -> (bool, i64, i64) {
     use mimalloc_defaults::{option, Opt};
     (
         mimalloc_defaults::installed(),

@@ -33,20 +33,6 @@ pub trait History {
     fn is_seen(&self, url: &str) -> Result<bool, Self::Error>;
 }
 
-/// A watch with no past: every URL unseen.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoHistory;
-
-impl History for NoHistory {
-    type Error = std::convert::Infallible;
-    fn links(&self) -> Result<Vec<Link>, Self::Error> {
-        Ok(Vec::new())
-    }
-    fn is_seen(&self, _url: &str) -> Result<bool, Self::Error> {
-        Ok(false)
-    }
-}
-
 /// What the analysis needs of the watch's state after its last check.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Prev<'a> {

@@ -27,7 +27,7 @@ use crate::store::{Store, StoreError};
 
 /// Longest article kept, in bytes of HTML (a longer one is cut at a character boundary;
 /// the sanitizer closes what the cut left open).
-pub const MAX_ARTICLE_BYTES: usize = 512 * 1024;
+pub(crate) const MAX_ARTICLE_BYTES: usize = 512 * 1024;
 
 /// Most elements of a page the extraction reads (a larger page keeps its summary).
 const MAX_ELEMENTS: usize = 50_000;

@@ -10,28 +10,28 @@
 // module docs may link to them.
 #![allow(rustdoc::private_intra_doc_links)]
 
-pub mod alloc;
-pub mod analysis;
+pub(crate) mod alloc;
+pub(crate) mod analysis;
 pub mod app;
 pub mod check;
 pub mod cli;
 pub mod config;
-pub mod cpu;
+pub(crate) mod cpu;
 pub mod crawl;
-pub mod daemon;
+pub(crate) mod daemon;
 pub mod diff;
-pub mod dto;
+pub(crate) mod dto;
 pub mod entries;
 pub mod error;
-pub mod eval;
+pub(crate) mod eval;
 pub mod extract;
 pub mod fetch;
 pub mod fulltext;
-pub mod hash;
-pub mod metrics;
+pub(crate) mod hash;
+pub(crate) mod metrics;
 pub mod model;
-pub mod offline;
-pub mod remote;
+pub(crate) mod offline;
+pub(crate) mod remote;
 pub mod render;
 pub mod runner;
 pub mod schedule;

@@ -467,7 +467,7 @@ impl App {
 
     /// The schedule settings of `watch`: the config's, within the watch's own interval
     /// bounds when it has them.
-    pub fn schedule_for(&self, watch: &Watch) -> crate::config::ScheduleConfig {
+    pub(crate) fn schedule_for(&self, watch: &Watch) -> crate::config::ScheduleConfig {
         use std::time::Duration;
         let mut s = self.config.schedule;
         if let Some(lo) = watch.options.min_interval {
@@ -581,7 +581,7 @@ impl App {
 }
 
 /// Attempts of a webhook delivery, and the pause before the second (doubling after).
-pub const WEBHOOK_ATTEMPTS: u32 = 3;
+pub(crate) const WEBHOOK_ATTEMPTS: u32 = 3;
 const WEBHOOK_BACKOFF: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// POSTs `body` (a JSON Feed) to `url`; a 2xx answer is a delivery. Timeouts, connection

@@ -295,7 +295,7 @@ fn split_list(s: &str) -> Vec<String> {
 }
 
 /// Asks before a removal unless `yes`; without a terminal to ask on, `--yes` is needed.
-pub fn confirm_removal(url: &str, yes: bool) -> Result<(), Error> {
+pub(crate) fn confirm_removal(url: &str, yes: bool) -> Result<(), Error> {
     use std::io::IsTerminal;
     if yes {
         return Ok(());
@@ -490,7 +490,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
 
 /// Tells the user (on stderr, so scripts reading stdout are not disturbed) which URL to
 /// paste into a feed reader, and when it only works on this machine, what to set.
-pub fn paste_hint(config: &Config, feed: &str) {
+pub(crate) fn paste_hint(config: &Config, feed: &str) {
     eprintln!("Paste this feed URL into your feed reader: {feed}");
     if config.server.base_url.is_none() {
         eprintln!(

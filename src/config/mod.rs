@@ -77,7 +77,7 @@ fn duration(
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawConfig {
+pub(crate) struct RawConfig {
     #[serde(default)]
     pub server: RawServer,
     #[serde(default)]

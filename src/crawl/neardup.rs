@@ -26,12 +26,12 @@
 pub use crate::model::crawl::Signature;
 
 /// Signatures of long enough pages at most this many bits apart are near-duplicates.
-pub const NEAR_BITS: u32 = 6;
+pub(crate) const NEAR_BITS: u32 = 6;
 /// Pages with fewer tokens than this are near-duplicates only when their hashes are equal:
 /// a few differing bits are a large difference for them.
-pub const MIN_TOKENS: u32 = 24;
+pub(crate) const MIN_TOKENS: u32 = 24;
 /// Tokens per shingle.
-pub const SHINGLE: usize = 4;
+pub(crate) const SHINGLE: usize = 4;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;

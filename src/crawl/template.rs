@@ -23,9 +23,9 @@ use crate::model::crawl::SampledPage;
 use crate::model::Link;
 
 /// Pages kept in the sample.
-pub const SAMPLE_PAGES: usize = 16;
+pub(crate) const SAMPLE_PAGES: usize = 16;
 /// Pages needed before anything is called template.
-pub const MIN_PAGES: usize = 3;
+pub(crate) const MIN_PAGES: usize = 3;
 /// Share of a block's links that must be template links for the block to be one.
 const BLOCK_TEMPLATE_SHARE: f64 = 0.6;
 
@@ -37,7 +37,7 @@ pub struct Template {
 }
 
 /// Stable 64-bit hash of a URL (the first 8 bytes of its MD5).
-pub fn url_hash(url: &str) -> u64 {
+pub(crate) fn url_hash(url: &str) -> u64 {
     use md5::{Digest, Md5};
     let d = Md5::digest(url.as_bytes());
     let mut b = [0u8; 8];
@@ -120,7 +120,7 @@ impl Sample {
 
 impl Template {
     /// Whether a link is template: its URL is, or it stands in a template block.
-    pub fn is_template(&self, link: &Link, ctx: Option<&Context>) -> bool {
+    pub(crate) fn is_template(&self, link: &Link, ctx: Option<&Context>) -> bool {
         self.links.contains(&url_hash(&link.url))
             || ctx.is_some_and(|c| self.roles.contains(&c.role))
     }

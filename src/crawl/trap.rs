@@ -223,7 +223,7 @@ fn is_calendar_path(segs: &[&str]) -> bool {
 /// path and query; no fragment) with every run of digits in its path and query replaced
 /// by `0`, so that the pages of one calendar share it. `None` for ordinary URLs
 /// (`/item/123`, `/news?id=456`, `/2024/my-post-title`, `/2024/05/my-post`).
-pub fn calendar_shape(url: &Url) -> Option<String> {
+pub(crate) fn calendar_shape(url: &Url) -> Option<String> {
     let by_query = url.query_pairs().any(|(k, v)| is_calendar_param(&k, &v));
     if !by_query && !is_calendar_path(&segments(url)) {
         return None;
@@ -251,7 +251,7 @@ fn registrable(url: &Url) -> Option<&str> {
 /// `jwc.univ.edu.cn` are one site, `a.github.io` and `b.github.io` are not. Hosts with no
 /// registrable domain (IP literals, single labels such as `localhost`, public suffixes)
 /// are the same site only when equal. Scheme and port are ignored.
-pub fn same_site(a: &Url, b: &Url) -> bool {
+pub(crate) fn same_site(a: &Url, b: &Url) -> bool {
     match (registrable(a), registrable(b)) {
         (Some(x), Some(y)) => x.eq_ignore_ascii_case(y),
         _ => match (a.host_str(), b.host_str()) {

@@ -64,7 +64,7 @@ impl Lcs {
 
     /// The indices `0..b_len` of `b` that this alignment leaves unmatched ("inserted"), in
     /// increasing order. `b_len` must be the length of the `b` the alignment was made for.
-    pub fn unmatched_b(&self, b_len: usize) -> Vec<usize> {
+    pub(crate) fn unmatched_b(&self, b_len: usize) -> Vec<usize> {
         unmatched(self.pairs.iter().map(|&(_, j)| j), b_len)
     }
 }
@@ -144,7 +144,7 @@ pub fn alignments(a: &[u32], b: &[u32], limit: usize) -> Alignments {
 
 /// How a call of [`LcsTable::for_each_alignment`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Enumeration {
+pub(crate) struct Enumeration {
     /// How many alignments were passed to the callback.
     pub yielded: usize,
     /// The enumeration was cut by `limit` (and at least one more alignment exists) or by
@@ -258,8 +258,9 @@ impl<'s> LcsTable<'s> {
         self.cells.len()
     }
 
+    #[cfg(test)]
     /// The number of diagonals computed, `m - t + 1` (or `m` when `t = 0`).
-    pub fn diagonals(&self) -> usize {
+    pub(crate) fn diagonals(&self) -> usize {
         self.starts.len() - 1
     }
 
@@ -331,7 +332,12 @@ impl<'s> LcsTable<'s> {
     /// alignment, which costs at most `t · (r + 1)` tests, `r` as in [`alignments`]. At
     /// either bound the enumeration stops and reports `bound_hit`. Memory: `O(t)` besides
     /// the table (and `O(n)` occurrence lists when `b` is the longer array).
-    pub fn for_each_alignment<F>(&self, limit: usize, max_steps: usize, mut f: F) -> Enumeration
+    pub(crate) fn for_each_alignment<F>(
+        &self,
+        limit: usize,
+        max_steps: usize,
+        mut f: F,
+    ) -> Enumeration
     where
         F: FnMut(&[(usize, usize)]) -> ControlFlow<()>,
     {

@@ -68,7 +68,10 @@ impl Interner {
 
     /// The ids of `strings`, in order.
     #[cfg(test)]
-    pub fn intern_all<'a>(&mut self, strings: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+    pub(crate) fn intern_all<'a>(
+        &mut self,
+        strings: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<u32> {
         strings.into_iter().map(|s| self.intern(s)).collect()
     }
 
@@ -193,7 +196,7 @@ pub fn diff_keys(old: &[u32], new: &[u32], max_alignments: usize) -> DiffOutcome
 /// `inserted` is always `{ j : new[j] does not occur in old }`.
 /// Cost: `O(n + m)` (keys are renumbered densely, hashing only sparse ones) plus, unless
 /// falling back, the table within `limits`.
-pub fn diff_keys_with_limits(
+pub(crate) fn diff_keys_with_limits(
     old: &[u32],
     new: &[u32],
     max_alignments: usize,

@@ -203,7 +203,7 @@ fn prose(s: &str) -> bool {
 
 /// `s` cut to about `max` characters: at the last space before the limit (CJK text,
 /// which does not separate words, at a character), with an ellipsis when cut.
-pub fn cut_at(s: &str, max: usize) -> String {
+pub(crate) fn cut_at(s: &str, max: usize) -> String {
     let Some((end, _)) = s.char_indices().nth(max) else {
         return s.to_owned();
     };

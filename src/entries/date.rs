@@ -25,11 +25,11 @@ use regex::Regex;
 
 /// How far before the check a stated date may lie: older dates on a new entry are an
 /// event, a reference or a misreading, not when it was published.
-pub const MAX_AGE_SECS: i64 = 366 * 24 * 3600;
+pub(crate) const MAX_AGE_SECS: i64 = 366 * 24 * 3600;
 
 /// Whether `t` can be the publication date of an entry checked at `now`: not in the
 /// future, and not more than [`MAX_AGE_SECS`] before.
-pub fn plausible(t: i64, now: i64) -> bool {
+pub(crate) fn plausible(t: i64, now: i64) -> bool {
     t <= now && now - t <= MAX_AGE_SECS
 }
 
@@ -37,7 +37,7 @@ pub fn plausible(t: i64, now: i64) -> bool {
 /// RFC 3339 with or without a time and an offset (`2024-05-01`, `2024-05-01T10:00`,
 /// `2024-05-01 10:00:00 +08:00`, `2024-05-01T10:00:00.123Z`), or RFC 2822. `tz` resolves
 /// a date without an offset.
-pub fn parse_machine(s: &str, tz: Tz) -> Option<i64> {
+pub(crate) fn parse_machine(s: &str, tz: Tz) -> Option<i64> {
     let s = s.trim();
     if s.is_empty() || !s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
         return None;
@@ -68,7 +68,7 @@ pub fn find(text: &str, now: i64, tz: Tz) -> Option<i64> {
 
 /// Which forms [`find_forms`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forms {
+pub(crate) enum Forms {
     /// Every form.
     All,
     /// Calendar dates only, not "3 hours ago" or "yesterday" (which in running prose
@@ -77,7 +77,7 @@ pub enum Forms {
 }
 
 /// [`find`], reading only `forms`.
-pub fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i64> {
+pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i64> {
     let lower = text.to_lowercase();
     let text = lower.as_str();
     let mut best: Option<(usize, i64)> = None;
@@ -169,11 +169,6 @@ fn month_day(text: &str, now: i64, tz: Tz) -> Option<(usize, i64)> {
 }
 
 use chrono::Datelike;
-
-/// The date a string states, if it is one: [`parse_machine`], else [`find`].
-pub fn parse_any(s: &str, now: i64, tz: Tz) -> Option<i64> {
-    parse_machine(s, tz).or_else(|| find(s, now, tz))
-}
 
 fn num(c: &regex::Captures<'_>, i: usize) -> Option<i64> {
     c.get(i)?.as_str().parse().ok()

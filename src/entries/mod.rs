@@ -352,7 +352,7 @@ pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str>
 }
 
 /// How many roles a watch remembers.
-pub const MAX_ROLES: usize = 2048;
+pub(crate) const MAX_ROLES: usize = 2048;
 
 /// The roles to remember after a page: the page's own, then as many of `known` as fit.
 pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {

@@ -19,7 +19,9 @@
 //! Scores are micro-averaged: true/false positives and negatives are summed over steps
 //! (and over sites for the overall rows). Items are de-duplicated by URL within a step.
 
-pub mod content;
+// Run as a test that prints its table (`cargo test --lib eval::content -- --nocapture`).
+#[cfg(test)]
+mod content;
 pub mod corpus;
 pub mod synth;
 
@@ -36,7 +38,7 @@ use crate::model::Link;
 use corpus::{file_name, EntryKey, Site, Truth};
 
 /// The methods compared, in table order.
-pub const METHODS: &[Method] = &[
+pub(crate) const METHODS: &[Method] = &[
     Method::Product,
     Method::Naive,
     Method::ImprovedLcs,
@@ -148,7 +150,7 @@ impl Counts {
     }
 
     /// Precision; 1 when nothing was emitted.
-    pub fn precision(self) -> f64 {
+    pub(crate) fn precision(self) -> f64 {
         ratio(self.tp, self.tp + self.fp)
     }
 

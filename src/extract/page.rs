@@ -48,13 +48,13 @@ use super::{resolve, ExtractError, ExtractedPage, Selector};
 /// How long one pass may take before it gives up (checked between slices of the input).
 /// Real pages take milliseconds; only hostile markup (say, a million unclosed elements
 /// followed by a million stray end tags, which costs lol_html quadratic time) comes near.
-pub const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+pub(crate) const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 /// The input is handed to lol_html in slices of this size, between which the time
 /// budget is checked.
 const SLICE_BYTES: usize = 16 * 1024;
 /// The memory lol_html may use for its stack of open elements and for a token cut by
 /// the end of a slice.
-pub const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
 
 /// What a pass gathers besides the links, title and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

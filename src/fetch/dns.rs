@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::guard::{self, RefusedAddresses};
 
 /// How long an answer is used.
-pub const TTL: Duration = Duration::from_secs(300);
+pub(crate) const TTL: Duration = Duration::from_secs(300);
 /// Names remembered before the cache is pruned.
 const MAX_NAMES: usize = 10_000;
 
@@ -26,7 +26,7 @@ const MAX_NAMES: usize = 10_000;
 /// hop. Compiled into test builds only.
 #[cfg(test)]
 #[derive(Debug, Clone)]
-pub struct TestHost {
+pub(crate) struct TestHost {
     pub addrs: Vec<IpAddr>,
     pub trusted: bool,
 }
@@ -44,7 +44,7 @@ struct Inner {
 
 /// The fetcher's resolver: cached, and guarded unless private addresses are allowed.
 #[derive(Debug, Clone, Default)]
-pub struct CachingResolver(Arc<Inner>);
+pub(crate) struct CachingResolver(Arc<Inner>);
 
 impl CachingResolver {
     pub fn new(allow_private: bool) -> Self {
@@ -55,7 +55,10 @@ impl CachingResolver {
     }
 
     #[cfg(test)]
-    pub fn with_test_hosts(allow_private: bool, test_hosts: HashMap<String, TestHost>) -> Self {
+    pub(crate) fn with_test_hosts(
+        allow_private: bool,
+        test_hosts: HashMap<String, TestHost>,
+    ) -> Self {
         Self(Arc::new(Inner {
             allow_private,
             test_hosts,
@@ -64,7 +67,7 @@ impl CachingResolver {
     }
 
     /// The addresses `host` may be connected to.
-    pub async fn resolve_host(
+    pub(crate) async fn resolve_host(
         &self,
         host: &str,
     ) -> Result<Vec<IpAddr>, Box<dyn std::error::Error + Send + Sync>> {
@@ -151,7 +154,7 @@ impl CachingResolver {
 /// The error a resolver gives when a name has no address (DNS).
 #[derive(Debug, thiserror::Error)]
 #[error("the name {host} does not resolve (DNS: {reason}); is the address spelt right?")]
-pub struct NameNotResolved {
+pub(crate) struct NameNotResolved {
     pub host: String,
     pub reason: String,
 }

@@ -122,7 +122,7 @@ impl FetchError {
     }
 
     /// Whether the host as a whole seems down or overloaded (not just this page).
-    pub fn is_host_failure(&self) -> bool {
+    pub(crate) fn is_host_failure(&self) -> bool {
         match self {
             Self::Timeout(_) | Self::Stalled(_) | Self::Connect(_) | Self::ConnectionRefused => {
                 true

@@ -12,7 +12,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 /// Whether `ip` is a public unicast address that sitefeed may fetch from.
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => {
@@ -57,7 +57,7 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 /// The refusal for a URL host, if its host is an IP literal that is not public.
-pub fn check_host(url: &url::Url) -> Result<(), IpAddr> {
+pub(crate) fn check_host(url: &url::Url) -> Result<(), IpAddr> {
     let ip = match url.host() {
         Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
         Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
@@ -73,7 +73,7 @@ pub fn check_host(url: &url::Url) -> Result<(), IpAddr> {
 /// The error a resolver gives when every address of a host is refused.
 #[derive(Debug, thiserror::Error)]
 #[error("{host} resolves only to non-public addresses ({addrs}); set fetch.allow_private_addresses = true to allow them")]
-pub struct RefusedAddresses {
+pub(crate) struct RefusedAddresses {
     pub host: String,
     pub addrs: String,
 }

@@ -36,20 +36,20 @@ use url::Url;
 
 /// Checks that may queue for one host before more are deferred (fewer with a small
 /// worker pool: at most a quarter of `fetch.global_concurrency`).
-pub const MAX_WAITERS: usize = 4;
+pub(crate) const MAX_WAITERS: usize = 4;
 /// Checks that may queue for one host with a pool of `workers` checks.
 pub fn max_waiters(workers: usize) -> usize {
     (workers / 4).clamp(1, MAX_WAITERS)
 }
 
 /// Pause of a failing host after its first failure; doubles per failure.
-pub const FAILURE_PAUSE: Duration = Duration::from_secs(30);
+pub(crate) const FAILURE_PAUSE: Duration = Duration::from_secs(30);
 /// Longest pause of a failing host.
-pub const MAX_FAILURE_PAUSE: Duration = Duration::from_secs(3600);
+pub(crate) const MAX_FAILURE_PAUSE: Duration = Duration::from_secs(3600);
 /// Longest robots.txt `Crawl-delay` honoured.
-pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(60);
+pub(crate) const MAX_CRAWL_DELAY: Duration = Duration::from_secs(60);
 /// Longest `Retry-After` honoured (a longer one is taken as this).
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(7 * 86_400);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(7 * 86_400);
 /// Hosts remembered before idle ones are forgotten.
 const MAX_HOSTS: usize = 10_000;
 
@@ -99,7 +99,7 @@ pub enum Pause {
 
 /// Why a request was not let through to its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GateError {
+pub(crate) enum GateError {
     /// The host is paused for `wait` more.
     Backoff { wait: Duration, why: Pause },
     /// `waiters` checks are already queued for the host; about `wait` until a turn.
@@ -149,7 +149,7 @@ impl Host {
 
 /// The gates of all hosts.
 #[derive(Debug)]
-pub struct HostGates {
+pub(crate) struct HostGates {
     hosts: Mutex<HashMap<HostKey, Arc<Host>>>,
     delay: Duration,
     per_host: usize,
@@ -159,7 +159,7 @@ pub struct HostGates {
 /// Leave to send one request to a host; dropping it ends the request and starts the
 /// host's delay.
 #[derive(Debug)]
-pub struct HostPermit {
+pub(crate) struct HostPermit {
     host: Arc<Host>,
     delay: Duration,
     started: Instant,
@@ -183,7 +183,7 @@ struct Waiting(Arc<Host>);
 
 /// Counts a check waiting for its host's robots.txt for as long as it lives.
 #[derive(Debug)]
-pub struct RobotsTicket(Arc<Host>);
+pub(crate) struct RobotsTicket(Arc<Host>);
 
 impl Drop for RobotsTicket {
     fn drop(&mut self) {
@@ -323,7 +323,7 @@ impl HostGates {
     /// A place among the checks of `key` that wait for its robots.txt, which another
     /// check is fetching: at most as many as may wait for the gate, so a host whose
     /// robots.txt hangs holds no more workers than one whose pages hang.
-    pub fn robots_ticket(&self, key: &HostKey) -> Result<RobotsTicket, GateError> {
+    pub(crate) fn robots_ticket(&self, key: &HostKey) -> Result<RobotsTicket, GateError> {
         let host = self.host(key);
         let ahead = host.robots_waiters.fetch_add(1, Ordering::SeqCst);
         let ticket = RobotsTicket(host.clone());
@@ -340,7 +340,7 @@ impl HostGates {
     }
 
     /// Records that `key` asked not to be contacted for `wait` (`Retry-After`).
-    pub fn back_off(&self, key: &HostKey, wait: Duration) {
+    pub(crate) fn back_off(&self, key: &HostKey, wait: Duration) {
         self.pause(key, wait.min(MAX_RETRY_AFTER), Pause::RetryAfter);
     }
 
@@ -381,7 +381,7 @@ impl HostGates {
     }
 
     /// Sets the host's robots.txt `Crawl-delay` (capped at [`MAX_CRAWL_DELAY`]).
-    pub fn set_crawl_delay(&self, key: &HostKey, delay: Option<Duration>) {
+    pub(crate) fn set_crawl_delay(&self, key: &HostKey, delay: Option<Duration>) {
         let host = self.host(key);
         host.timing().crawl_delay = delay.map(|d| d.min(MAX_CRAWL_DELAY));
     }

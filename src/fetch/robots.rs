@@ -19,11 +19,11 @@ use tokio::time::Instant;
 use url::Url;
 
 /// How long fetched rules (or a 4xx) are trusted.
-pub const TTL: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long an unreachable robots.txt disallows before it is asked for again.
-pub const UNREACHABLE_TTL: Duration = Duration::from_secs(600);
+pub(crate) const UNREACHABLE_TTL: Duration = Duration::from_secs(600);
 /// Bytes of a robots.txt that are read (RFC 9309 asks for at least 500 KiB).
-pub const MAX_BYTES: u64 = 512 * 1024;
+pub(crate) const MAX_BYTES: u64 = 512 * 1024;
 /// Origins remembered.
 const MAX_ORIGINS: usize = 10_000;
 
@@ -38,7 +38,7 @@ pub enum Rules {
 
 impl Rules {
     /// Interprets a robots.txt response.
-    pub fn from_response(agent: &str, status: u16, body: &[u8]) -> Self {
+    pub(crate) fn from_response(agent: &str, status: u16, body: &[u8]) -> Self {
         match status {
             200..=299 => match texting_robots::Robot::new(agent, body) {
                 Ok(r) => Self::Parsed(Arc::new(r)),
@@ -68,7 +68,7 @@ impl Rules {
     }
 
     /// The `Crawl-delay` for our agent, if any.
-    pub fn crawl_delay(&self) -> Option<Duration> {
+    pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         match self {
             Self::Parsed(r) => r
                 .delay
@@ -95,7 +95,7 @@ struct Entry {
 /// A held origin slot (locked while its robots.txt is being fetched, so concurrent
 /// checks of one site fetch it once): read the fresh rules, or fetch and [`store`](SlotGuard::store) new ones.
 #[derive(Debug)]
-pub struct SlotGuard(tokio::sync::OwnedMutexGuard<Option<Entry>>);
+pub(crate) struct SlotGuard(tokio::sync::OwnedMutexGuard<Option<Entry>>);
 
 impl SlotGuard {
     /// The cached rules, if not expired.
@@ -124,13 +124,13 @@ impl SlotGuard {
 
 /// The robots.txt cache.
 #[derive(Debug, Default)]
-pub struct RobotsCache {
+pub(crate) struct RobotsCache {
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Entry>>>>>,
 }
 
 /// The slot of an origin whose robots.txt another check is fetching right now.
 #[derive(Debug)]
-pub struct BusySlot(Arc<tokio::sync::Mutex<Option<Entry>>>);
+pub(crate) struct BusySlot(Arc<tokio::sync::Mutex<Option<Entry>>>);
 
 impl BusySlot {
     /// Waits for the other check to finish, then holds the slot.
@@ -157,6 +157,7 @@ impl RobotsCache {
         slots.entry(origin).or_default().clone()
     }
 
+    #[cfg(test)]
     /// Locks the slot of `url`'s origin.
     pub async fn slot(&self, url: &Url) -> SlotGuard {
         SlotGuard(self.entry(url).lock_owned().await)
@@ -164,7 +165,7 @@ impl RobotsCache {
 
     /// The slot of `url`'s origin if it is free now; else a handle to wait for it (the
     /// caller decides how long it may wait).
-    pub fn try_slot(&self, url: &Url) -> Result<SlotGuard, BusySlot> {
+    pub(crate) fn try_slot(&self, url: &Url) -> Result<SlotGuard, BusySlot> {
         let entry = self.entry(url);
         match entry.clone().try_lock_owned() {
             Ok(g) => Ok(SlotGuard(g)),
@@ -174,7 +175,7 @@ impl RobotsCache {
 }
 
 /// The robots.txt URL of `url`'s origin.
-pub fn robots_url(url: &Url) -> Option<Url> {
+pub(crate) fn robots_url(url: &Url) -> Option<Url> {
     let mut u = url.join("/robots.txt").ok()?;
     u.set_query(None);
     u.set_fragment(None);
@@ -185,7 +186,7 @@ pub fn robots_url(url: &Url) -> Option<Url> {
 
 /// The product token robots.txt groups are matched against: the User-Agent up to its
 /// first `/` or space (`sitefeed`).
-pub fn product_token(user_agent: &str) -> &str {
+pub(crate) fn product_token(user_agent: &str) -> &str {
     user_agent
         .split(['/', ' '])
         .next()

@@ -104,7 +104,7 @@ impl FeedView<'_> {
 }
 
 /// The path of a watch's feed in one format: `"/feed/<id>.<ext>"`.
-pub fn feed_path(id: &WatchId, ext: &str) -> String {
+pub(crate) fn feed_path(id: &WatchId, ext: &str) -> String {
     format!("/feed/{id}.{ext}")
 }
 

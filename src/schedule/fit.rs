@@ -15,7 +15,7 @@
     clippy::many_single_char_names,
     reason = "the textbook names of Householder QR: A, b, m, n, v, c"
 )]
-pub fn polyfit(xs: &[f64], ys: &[f64], degree: usize) -> Option<Vec<f64>> {
+pub(crate) fn polyfit(xs: &[f64], ys: &[f64], degree: usize) -> Option<Vec<f64>> {
     let m = xs.len();
     let n = degree + 1;
     if ys.len() != m || m < n || xs.iter().chain(ys).any(|v| !v.is_finite()) {
@@ -78,7 +78,7 @@ pub fn polyfit(xs: &[f64], ys: &[f64], degree: usize) -> Option<Vec<f64>> {
 }
 
 /// p(x) by Horner's rule; `c` lowest degree first.
-pub fn polyval(c: &[f64], x: f64) -> f64 {
+pub(crate) fn polyval(c: &[f64], x: f64) -> f64 {
     c.iter().rev().fold(0.0, |acc, &k| acc * x + k)
 }
 

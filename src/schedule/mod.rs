@@ -63,12 +63,12 @@ pub enum Outcome {
 
 /// On a probable loss the page turned over completely within the last interval; the
 /// next interval is at most this share of it.
-pub const LOSS_SHRINK: f64 = 0.25;
+pub(crate) const LOSS_SHRINK: f64 = 0.25;
 
 /// Updates the A/B/C `state` for a check that ended `elapsed` seconds after the
 /// previous one, and returns the seconds until the next check under `strategy`
 /// (`periodic` is scheduled by [`plan`]; here it behaves as its fallback, `adaptive`).
-pub fn next_interval(
+pub(crate) fn next_interval(
     cfg: &ScheduleConfig,
     strategy: Strategy,
     state: &mut Adaptive,

@@ -29,7 +29,7 @@ use super::fit::{polyfit, polyval};
 
 pub const HOURS: usize = 24;
 /// Cells of the history: 7 weekdays (Monday first) × 24 hours, UTC.
-pub const CELLS: usize = 7 * HOURS;
+pub(crate) const CELLS: usize = 7 * HOURS;
 const HOUR: i64 = 3600;
 const DAY: i64 = 86_400;
 /// e-folding memory of the history, in days.
@@ -43,7 +43,7 @@ const PRIOR_SECS: f64 = 600.0;
 /// the integral always reaches its target and a night never means "never check".
 const FLOOR_SHARE: f64 = 0.05;
 /// The solver integrates max(f(t), f(t + LOOKAHEAD)), see [`DailyModel::lookahead`].
-pub const LOOKAHEAD: i64 = 1800;
+pub(crate) const LOOKAHEAD: i64 = 1800;
 /// Step of the numeric integral, seconds.
 const STEP: i64 = 60;
 
@@ -73,7 +73,7 @@ fn cell_of(t: i64) -> usize {
 /// Whether `t` falls on a weekend day of a watch whose day starts at `q` seconds after
 /// UTC midnight. A day starting late in the UTC day (a site east of Greenwich) is the
 /// next calendar day for its readers.
-pub fn is_weekend(t: i64, q: i64) -> bool {
+pub(crate) fn is_weekend(t: i64, q: i64) -> bool {
     let label = (t - q).div_euclid(DAY) + i64::from(q >= DAY / 2);
     weekday(label) >= 5
 }
@@ -129,7 +129,7 @@ impl History {
 
     /// The busiest hour's rate seen (links per second; each cell pulled toward the mean
     /// by `PRIOR_SECS` so one burst in a little-observed hour does not dominate).
-    pub fn peak_rate(&self) -> Option<f64> {
+    pub(crate) fn peak_rate(&self) -> Option<f64> {
         let mean = self.mean_rate()?;
         self.counts
             .iter()
@@ -249,13 +249,13 @@ impl Curve {
     }
 
     /// Links per hour at `frac` of the watch's day (0 = its start).
-    pub fn per_hour(&self, frac: f64) -> f64 {
+    pub(crate) fn per_hour(&self, frac: f64) -> f64 {
         polyval(&self.coef, x_of(frac)).max(self.floor)
     }
 }
 
 /// Hours of periodic padding on each side of the day when fitting.
-pub const PAD: usize = 4;
+pub(crate) const PAD: usize = 4;
 
 /// Normalized abscissa of `frac` of the day: the padded day maps onto [-1, 1].
 fn x_of(frac: f64) -> f64 {
@@ -285,7 +285,7 @@ pub struct DailyModel {
 impl DailyModel {
     /// A model with one curve for every day, starting at `q`, without look-ahead (tests).
     #[cfg(test)]
-    pub fn uniform(curve: Curve, q: i64) -> Self {
+    pub(crate) fn uniform(curve: Curve, q: i64) -> Self {
         Self {
             q,
             curves: [curve.clone(), curve],
@@ -301,8 +301,9 @@ impl DailyModel {
         c.per_hour(frac) / HOUR as f64
     }
 
+    #[cfg(test)]
     /// Expected new links in `[a, b)` (midpoint rule, one-minute steps).
-    pub fn predicted(&self, a: i64, b: i64) -> f64 {
+    pub(crate) fn predicted(&self, a: i64, b: i64) -> f64 {
         let b = b.min(a + MAX_SPAN);
         let mut t = a;
         let mut sum = 0.0;
@@ -317,7 +318,7 @@ impl DailyModel {
     /// Seconds s after `a` such that ∫_a^{a+s} f = `target` links, at most `max_secs`
     /// (f taken as max(f(t), f(t + lookahead))). Wraps midnight and weekends freely:
     /// the rate is a function of absolute time.
-    pub fn solve(&self, a: i64, target: f64, max_secs: i64) -> i64 {
+    pub(crate) fn solve(&self, a: i64, target: f64, max_secs: i64) -> i64 {
         if target <= 0.0 || !target.is_finite() {
             return 0;
         }

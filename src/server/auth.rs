@@ -34,9 +34,9 @@ use crate::app::App;
 use crate::session::{self, SESSION_MAX_AGE};
 
 /// Cookie holding the session id (admin token set only).
-pub const SESSION_COOKIE: &str = "sitefeed_session";
+pub(crate) const SESSION_COOKIE: &str = "sitefeed_session";
 /// Cookie holding a browser's anonymous id, the binding of its CSRF tokens before login.
-pub const CSRF_COOKIE: &str = "sitefeed_csrf";
+pub(crate) const CSRF_COOKIE: &str = "sitefeed_csrf";
 
 /// The middleware: applies the rules of the module documentation.
 pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
@@ -165,7 +165,7 @@ fn forbidden(api: bool, why: &str) -> Response {
 }
 
 /// `429` with `Retry-After`, for a client that sent too many wrong tokens.
-pub fn too_many(wait: i64) -> Response {
+pub(crate) fn too_many(wait: i64) -> Response {
     let mut r = (
         StatusCode::TOO_MANY_REQUESTS,
         Json(serde_json::json!({
@@ -181,11 +181,11 @@ pub fn too_many(wait: i64) -> Response {
 
 /// The client's address, as the middleware found it (for the login throttle).
 #[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub IpAddr);
+pub(crate) struct ClientIp(pub IpAddr);
 
 /// The address of the client (unspecified when the server was not told, as in tests that
 /// call the router directly: they share one throttle).
-pub fn client_ip(req: &Request) -> IpAddr {
+pub(crate) fn client_ip(req: &Request) -> IpAddr {
     req.extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
@@ -199,7 +199,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The id of the request's live session, if any.
-pub fn session_id(app: &App, headers: &HeaderMap) -> Option<String> {
+pub(crate) fn session_id(app: &App, headers: &HeaderMap) -> Option<String> {
     cookie(headers, SESSION_COOKIE).filter(|id| app.security().session_live(id, app.now()))
 }
 
@@ -218,7 +218,7 @@ fn secure(app: &App) -> &'static str {
 }
 
 /// Starts a session; returns the `Set-Cookie` that carries it.
-pub fn start_session(app: &App) -> HeaderValue {
+pub(crate) fn start_session(app: &App) -> HeaderValue {
     let id = app.security().create_session(app.now());
     let v = format!(
         "{SESSION_COOKIE}={id}; Path=/; Max-Age={SESSION_MAX_AGE}; HttpOnly; SameSite=Strict{}",
@@ -290,7 +290,7 @@ fn query_key(query: Option<&str>) -> Option<String> {
 }
 
 /// Where to go after login: `next` when it is a path of this server, else `/`.
-pub fn local_path(next: Option<&str>) -> String {
+pub(crate) fn local_path(next: Option<&str>) -> String {
     match next {
         Some(p)
             if p.starts_with('/')

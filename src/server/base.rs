@@ -17,7 +17,7 @@ use crate::app::App;
 
 /// The public base URL of the current request, no trailing slash. Set by [`layer`].
 #[derive(Debug, Clone)]
-pub struct PublicBase(pub String);
+pub(crate) struct PublicBase(pub String);
 
 /// Computes the request's [`PublicBase`] and puts it in the request's extensions.
 pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
@@ -43,7 +43,7 @@ pub async fn layer(State(app): State<Arc<App>>, mut req: Request, next: Next) ->
 }
 
 /// The base URL for a request with `headers` from `peer`.
-pub fn public_base(app: &App, headers: &HeaderMap, peer: Option<SocketAddr>) -> String {
+pub(crate) fn public_base(app: &App, headers: &HeaderMap, peer: Option<SocketAddr>) -> String {
     if let Some(b) = &app.config().server.base_url {
         return b.clone();
     }

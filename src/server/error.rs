@@ -100,7 +100,10 @@ const MAX_ERROR_TEXT: usize = 4096;
 
 /// Middleware for `/api/*`: every error answer has a JSON body `{"error": "..."}`, also
 /// those axum writes itself (a body too large, a bad path, a method not allowed).
-pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+pub(crate) async fn json_errors(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
     if !req.uri().path().starts_with("/api/") {
         return next.run(req).await;
     }

@@ -33,12 +33,12 @@ pub fn router() -> Router<Arc<App>> {
 }
 
 /// Bytes of rendered feeds kept in memory.
-pub const FEED_CACHE_BYTES: usize = 32 << 20;
+pub(crate) const FEED_CACHE_BYTES: usize = 32 << 20;
 
 /// Rendered watch feeds by watch, format and base URL, each with the stamp it was
 /// rendered at; bounded by bytes (the least recently rendered go first).
 #[derive(Debug)]
-pub struct FeedCache {
+pub(crate) struct FeedCache {
     budget: usize,
     inner: Mutex<CacheInner>,
     /// Hash of the configuration and version (a feed rendered by another configuration
@@ -435,14 +435,14 @@ async fn tag_feed(
 }
 
 /// `s` percent-encoded for a path segment.
-pub fn path_segment(s: &str) -> String {
+pub(crate) fn path_segment(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes())
         .collect::<String>()
         .replace('+', "%20")
 }
 
 /// `s` percent-encoded for a query value.
-pub fn query_value(s: &str) -> String {
+pub(crate) fn query_value(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 

@@ -28,13 +28,13 @@ pub struct ListQuery {
 }
 
 /// Most watches one page holds.
-pub const MAX_PER_PAGE: usize = 500;
+pub(crate) const MAX_PER_PAGE: usize = 500;
 
 /// One row of the list: the display title, the watch, its state.
-pub type Row = (String, Watch, Option<WatchState>);
+pub(crate) type Row = (String, Watch, Option<WatchState>);
 
 /// The status word of a watch, as the filter and the API name it.
-pub fn status_word(w: &Watch, s: Option<&WatchState>) -> &'static str {
+pub(crate) fn status_word(w: &Watch, s: Option<&WatchState>) -> &'static str {
     if w.options.paused {
         return "paused";
     }

@@ -62,17 +62,8 @@ impl Store {
     }
 
     /// The PostgreSQL backend, when the store is there.
-    pub fn pg(&self) -> Option<&PgStore> {
+    pub(crate) fn pg(&self) -> Option<&PgStore> {
         self.pg.as_ref()
-    }
-
-    /// "sled" or "postgres".
-    pub fn backend_name(&self) -> &'static str {
-        if self.pg.is_some() {
-            "postgres"
-        } else {
-            "sled"
-        }
     }
 
     /// The scheduler's take of due watches. sled: [`Store::due`]. PostgreSQL: releases
@@ -120,14 +111,6 @@ impl Store {
         match &self.pg {
             Some(pg) => pg.release_all(),
             None => Ok(()),
-        }
-    }
-
-    /// The watch's change sequence (the feeds' ETag): PostgreSQL only, one indexed read.
-    pub fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
-        match &self.pg {
-            Some(pg) => pg.change_seq(id),
-            None => Ok(None),
         }
     }
 }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use crate::model::Link;
 
 pub const JSON_V1: u8 = 1;
-pub const LINKS_V2: u8 = 2;
-pub const LINKS_DELTA_V3: u8 = 3;
+pub(crate) const LINKS_V2: u8 = 2;
+pub(crate) const LINKS_DELTA_V3: u8 = 3;
 
 /// Delta op: copy `len` links of the old array from `from`.
 const OP_COPY: u8 = 0;
@@ -18,7 +18,7 @@ const OP_COPY: u8 = 0;
 const OP_INSERT: u8 = 1;
 
 /// `new` as a delta against `old` (what [`apply_delta`] turns back into `new`).
-pub fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
+pub(crate) fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
     let mut first: HashMap<(&str, &str), usize> = HashMap::with_capacity(old.len());
     for (i, l) in old.iter().enumerate() {
         first.entry((l.url.as_str(), l.text.as_str())).or_insert(i);
@@ -68,7 +68,7 @@ pub fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
 /// The link array a delta makes of `old`; `None` if the bytes are not a delta of it.
 /// Takes `old` by value: its links move into the result (a link copied twice is cloned
 /// once), so replaying a chain of deltas costs no string copies for the links it keeps.
-pub fn apply_delta(old: Vec<Link>, bytes: &[u8]) -> Option<Vec<Link>> {
+pub(crate) fn apply_delta(old: Vec<Link>, bytes: &[u8]) -> Option<Vec<Link>> {
     let (&tag, mut rest) = bytes.split_first()?;
     if tag != LINKS_DELTA_V3 {
         return None;
@@ -129,7 +129,7 @@ pub fn encode_links(links: &[Link]) -> Vec<u8> {
 }
 
 /// Decodes a link array; `None` if the bytes are not one.
-pub fn decode_links(bytes: &[u8]) -> Option<Vec<Link>> {
+pub(crate) fn decode_links(bytes: &[u8]) -> Option<Vec<Link>> {
     let (&tag, mut rest) = bytes.split_first()?;
     if tag != LINKS_V2 {
         return None;

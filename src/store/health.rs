@@ -122,7 +122,7 @@ impl Health {
     }
 
     /// Starts or ends the full-disk drill.
-    pub fn simulate_full(&self, on: bool) {
+    pub(crate) fn simulate_full(&self, on: bool) {
         self.simulated.store(on, Ordering::SeqCst);
     }
 

@@ -10,9 +10,9 @@ use super::{decode, encode, keys, Store, StoreError, ITEMS_KEPT};
 use crate::model::{Item, WatchId};
 
 /// Items always kept one by one.
-pub const HOT: u64 = 100;
+pub(crate) const HOT: u64 = 100;
 /// Items per packed chunk.
-pub const CHUNK: u64 = 100;
+pub(crate) const CHUNK: u64 = 100;
 /// Leading byte of a packed chunk: then the span of sequence numbers it covers (u32 BE;
 /// its items, all those of the span still stored, are at most that many), then the
 /// deflated JSON.

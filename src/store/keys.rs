@@ -22,24 +22,24 @@
 use crate::model::WatchId;
 
 pub const SCHEMA: &[u8] = b"v";
-pub const WATCH: u8 = b'w';
-pub const STATE: u8 = b's';
-pub const LINKS: u8 = b'l';
-pub const ITEM: u8 = b'i';
-pub const SEEN: u8 = b'u';
-pub const DUE: u8 = b'd';
-pub const CRAWL: u8 = b'c';
+pub(crate) const WATCH: u8 = b'w';
+pub(crate) const STATE: u8 = b's';
+pub(crate) const LINKS: u8 = b'l';
+pub(crate) const ITEM: u8 = b'i';
+pub(crate) const SEEN: u8 = b'u';
+pub(crate) const DUE: u8 = b'd';
+pub(crate) const CRAWL: u8 = b'c';
 pub const PAGE: u8 = b'p';
-pub const LINK_DELTA: u8 = b'L';
-pub const ITEM_CHUNK: u8 = b'I';
-pub const FEED: u8 = b'q';
-pub const FAILING: u8 = b'f';
-pub const RENDER: u8 = b'r';
+pub(crate) const LINK_DELTA: u8 = b'L';
+pub(crate) const ITEM_CHUNK: u8 = b'I';
+pub(crate) const FEED: u8 = b'q';
+pub(crate) const FAILING: u8 = b'f';
+pub(crate) const RENDER: u8 = b'r';
 
 /// The kinds whose keys are `kind id`, one per watch.
-pub const PER_WATCH: [u8; 7] = [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER];
+pub(crate) const PER_WATCH: [u8; 7] = [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER];
 /// The kinds whose keys are ranges under `kind id`.
-pub const PER_WATCH_RANGES: [u8; 5] = [ITEM, SEEN, PAGE, LINK_DELTA, ITEM_CHUNK];
+pub(crate) const PER_WATCH_RANGES: [u8; 5] = [ITEM, SEEN, PAGE, LINK_DELTA, ITEM_CHUNK];
 
 pub fn link_delta(id: &WatchId, n: u32) -> Vec<u8> {
     let mut k = watch_key(LINK_DELTA, id);
@@ -53,7 +53,7 @@ pub fn id_of(key: &[u8]) -> Option<WatchId> {
 }
 
 /// `kind id`: the whole key of a per-watch record, or the prefix of its ranges.
-pub fn watch_key(kind: u8, id: &WatchId) -> Vec<u8> {
+pub(crate) fn watch_key(kind: u8, id: &WatchId) -> Vec<u8> {
     let mut k = Vec::with_capacity(1 + id.as_str().len() + 8);
     k.push(kind);
     k.extend_from_slice(id.as_str().as_bytes());
@@ -90,14 +90,14 @@ pub fn due(at: i64, id: &WatchId) -> Vec<u8> {
 }
 
 /// Upper bound (exclusive) of due keys at or before `at`.
-pub fn due_until(at: i64) -> Vec<u8> {
+pub(crate) fn due_until(at: i64) -> Vec<u8> {
     let mut k = vec![DUE];
     k.extend_from_slice(&time_bytes(at.saturating_add(1)));
     k
 }
 
 /// Splits a due key into its time and watch id.
-pub fn parse_due(key: &[u8]) -> Option<(i64, WatchId)> {
+pub(crate) fn parse_due(key: &[u8]) -> Option<(i64, WatchId)> {
     if key.len() < 9 || key[0] != DUE {
         return None;
     }

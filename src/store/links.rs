@@ -7,7 +7,7 @@ use super::{codec, keys, Store, StoreError};
 use crate::model::{Link, WatchId};
 
 /// Deltas kept before the array is written whole again.
-pub const MAX_DELTAS: usize = 32;
+pub(crate) const MAX_DELTAS: usize = 32;
 
 /// What is stored of one link array.
 pub(super) struct Stored {

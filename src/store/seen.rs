@@ -19,12 +19,12 @@ use super::{keys, Store, StoreError};
 use crate::model::WatchId;
 
 /// Checks a URL must have been gone before it may be forgotten.
-pub const FORGET_AFTER_CHECKS: u64 = 100;
+pub(crate) const FORGET_AFTER_CHECKS: u64 = 100;
 /// Seconds a URL must have been gone before it may be forgotten (30 days).
-pub const FORGET_AFTER_SECS: i64 = 30 * 86_400;
+pub(crate) const FORGET_AFTER_SECS: i64 = 30 * 86_400;
 /// A watch's seen set is swept every this many checks (spread over watches by their
 /// own check counts).
-pub const SWEEP_EVERY: u64 = 32;
+pub(crate) const SWEEP_EVERY: u64 = 32;
 
 /// When a URL left the page: unix minutes (u32) and the watch's check count (u32,
 /// saturating), 8 bytes.
@@ -90,8 +90,9 @@ impl Store {
         Ok(forgotten)
     }
 
+    #[cfg(test)]
     /// URLs in the seen set of `id`.
-    pub fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
+    pub(crate) fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
         if let Some(pg) = &self.pg {
             return pg.seen_len(id);
         }

@@ -85,13 +85,13 @@ pub fn copy(from: &dyn Transfer, to: &dyn Transfer) -> Result<Counts, TransferEr
 }
 
 /// Whether a location named on the command line is a PostgreSQL database.
-pub fn is_postgres(at: &str) -> bool {
+pub(crate) fn is_postgres(at: &str) -> bool {
     at.starts_with("postgres://") || at.starts_with("postgresql://")
 }
 
 /// The store at `at`: a `postgres://` URL, or a sled directory (which must exist unless
 /// `create`).
-pub fn open_location(at: &str, create: bool) -> Result<Box<dyn Transfer>, TransferError> {
+pub(crate) fn open_location(at: &str, create: bool) -> Result<Box<dyn Transfer>, TransferError> {
     if is_postgres(at) {
         let mut opts = super::pg::PgOptions::new(at);
         opts.renew_every = None;

@@ -211,7 +211,7 @@ impl Frontier {
     }
 
     /// What is still waiting, best first (to persist between checks).
-    pub fn into_waiting(self) -> Vec<Candidate> {
+    pub(crate) fn into_waiting(self) -> Vec<Candidate> {
         let order = self.order;
         let mean = self.mean_cash();
         let mut keyed: Vec<(Key, Candidate)> = self

@@ -37,7 +37,7 @@ pub use frontier::{focused_priority, Candidate, Frontier, Order, CASH_SCALE, CAS
 
 /// Keyword density (share of the text's characters covered by keyword occurrences) at
 /// which [`Topic::sim`]'s density factor reaches 1 − 1/e ≈ 0.63.
-pub const DENSITY_SCALE: f64 = 0.05;
+pub(crate) const DENSITY_SCALE: f64 = 0.05;
 
 /// A topic: the watch's keywords, matched case-insensitively as substrings (so it works for
 /// Chinese/Japanese text without word segmentation).

@@ -290,7 +290,7 @@ pub(super) fn board(rng: &mut Rng, versions: usize) -> Vec<Version> {
 }
 
 /// The version of `board-sjis` that comes back half-loaded.
-pub const TRUNCATED_AT: usize = 15;
+pub(crate) const TRUNCATED_AT: usize = 15;
 
 pub(super) fn biglist(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 0;
@@ -334,7 +334,7 @@ pub(super) fn biglist(rng: &mut Rng, versions: usize) -> Vec<Version> {
 }
 
 /// The version at which `redesign` changes its layout and URLs.
-pub const REDESIGN_AT: usize = 10;
+pub(crate) const REDESIGN_AT: usize = 10;
 
 pub(super) fn redesign(rng: &mut Rng, versions: usize) -> Vec<Version> {
     let mut next = 0;

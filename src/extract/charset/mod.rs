@@ -85,7 +85,11 @@ pub fn decode_for_url(body: &[u8], content_type: Option<&str>, page_url: &Url) -
 }
 
 /// [`decode`] with an optional top-level-domain hint (`"jp"`, `"cn"`, `"tw"`, ...).
-pub fn decode_with_hint(body: &[u8], content_type: Option<&str>, tld: Option<&str>) -> Decoded {
+pub(crate) fn decode_with_hint(
+    body: &[u8],
+    content_type: Option<&str>,
+    tld: Option<&str>,
+) -> Decoded {
     if let Some((enc, bom_len)) = Encoding::for_bom(body) {
         let (text, _) = enc.decode_without_bom_handling(&body[bom_len..]);
         return done(text.into_owned(), enc, CharsetSource::Bom);

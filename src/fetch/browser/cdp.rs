@@ -23,7 +23,7 @@ pub struct Event {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum CdpError {
+pub(crate) enum CdpError {
     #[error("the connection to the browser is closed (it exited or was killed)")]
     Closed,
     #[error("the browser refused {method}: {message}")]
@@ -55,7 +55,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A connection to one browser. Dropping it ends its tasks (the browser keeps running).
 #[derive(Debug)]
-pub struct Conn {
+pub(crate) struct Conn {
     next_id: AtomicU64,
     out: mpsc::UnboundedSender<Message>,
     shared: Arc<Shared>,
@@ -125,7 +125,7 @@ impl Conn {
     }
 
     /// Whether the browser is still connected.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         !self.shared.closed.load(Ordering::SeqCst)
     }
 

@@ -14,7 +14,7 @@ use tokio::process::{Child, Command};
 /// request a page makes is answered by sitefeed's fetcher through request interception,
 /// so the browser has no reason to resolve a name or open a connection of its own
 /// (`--host-resolver-rules` makes every name it would resolve unknown).
-pub const FLAGS: &[&str] = &[
+pub(crate) const FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -98,7 +98,11 @@ pub async fn launch(path: &Path, wait: Duration) -> Result<Launched, String> {
 }
 
 /// Starts `path` with `flags` (and a fresh profile) and waits for its DevTools address.
-pub async fn launch_with(path: &Path, wait: Duration, flags: &[&str]) -> Result<Launched, String> {
+pub(crate) async fn launch_with(
+    path: &Path,
+    wait: Duration,
+    flags: &[&str],
+) -> Result<Launched, String> {
     let profile = profile_dir().map_err(|e| format!("cannot create a profile directory: {e}"))?;
     let spawned = Command::new(path)
         .args(flags)

@@ -13,7 +13,7 @@ use lol_html::html_content::{Element, TextChunk};
 use lol_html::{element, text, HtmlRewriter, Settings};
 
 /// Visible characters under which a page with scripts counts as empty.
-pub const EMPTY_TEXT_CHARS: usize = 200;
+pub(crate) const EMPTY_TEXT_CHARS: usize = 200;
 
 /// What one pass over a page counted.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct Shape {
 }
 
 impl Shape {
-    pub fn is_app_shell(&self) -> bool {
+    pub(crate) fn is_app_shell(&self) -> bool {
         self.scripts > 0
             && self.content_links == 0
             && (self.noscript || self.visible_chars < EMPTY_TEXT_CHARS)

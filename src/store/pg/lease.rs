@@ -62,7 +62,7 @@ impl Leases {
     }
 
     /// The lease a handed-out watch's commit must still hold.
-    pub fn fence(&self, id: &WatchId) -> Option<(String, i64)> {
+    pub(crate) fn fence(&self, id: &WatchId) -> Option<(String, i64)> {
         self.view().handed.get(id).cloned()
     }
 
@@ -94,7 +94,7 @@ impl Leases {
 }
 
 /// Extends this node's leases; forgets those another node took.
-pub async fn renew(
+pub(crate) async fn renew(
     c: &impl GenericClient,
     leases: &Leases,
     node: &str,
@@ -122,7 +122,7 @@ pub async fn renew(
 
 /// Releases held hosts that have nothing handed out and nothing due at `now`; the next
 /// holder may start on them after `delay`.
-pub async fn release_idle(
+pub(crate) async fn release_idle(
     c: &impl GenericClient,
     leases: &Leases,
     node: &str,
@@ -176,7 +176,7 @@ pub async fn release(
 
 /// Claims up to `want` free hosts (no holder, or an expired one, and past their
 /// `not_before`) among those of the earliest due watches at `now`.
-pub async fn claim(
+pub(crate) async fn claim(
     c: &impl GenericClient,
     leases: &Leases,
     node: &str,
@@ -226,7 +226,7 @@ pub async fn claim(
 
 /// The due watches (at `now`) of the hosts this node holds, earliest first; each is
 /// recorded as handed out under its host's current epoch.
-pub async fn due_held(
+pub(crate) async fn due_held(
     c: &impl GenericClient,
     leases: &Leases,
     now: i64,

@@ -79,7 +79,7 @@ impl PgOptions {
 }
 
 /// A name for this process among the nodes: host name, process id, a random suffix.
-pub fn node_name() -> String {
+pub(crate) fn node_name() -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
         .filter(|h| !h.is_empty())
@@ -95,7 +95,7 @@ pub fn node_name() -> String {
 
 /// The lease key of a watch's URL: its host, lower case, and a non-default port (the
 /// same grouping as the fetcher's host gate).
-pub fn host_key(url: &str) -> String {
+pub(crate) fn host_key(url: &str) -> String {
     let Ok(u) = url::Url::parse(url) else {
         return String::new();
     };
@@ -158,7 +158,7 @@ struct Db {
 
 /// The store on PostgreSQL; clones share one pool.
 #[derive(Clone)]
-pub struct PgStore {
+pub(crate) struct PgStore {
     inner: Arc<Inner>,
 }
 
@@ -260,11 +260,6 @@ impl PgStore {
     /// How long a host lease lasts without renewal.
     pub fn lease(&self) -> Duration {
         self.inner.db.opts.lease
-    }
-
-    /// This node's name in the leases.
-    pub fn node(&self) -> &str {
-        &self.inner.db.node
     }
 
     /// Runs `f` on the backend's runtime and waits for it (see the module's comment).
@@ -466,9 +461,10 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     /// The watch's change sequence (bumped by every write that can change its feeds):
     /// the feeds' ETag, one indexed read.
-    pub fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
+    pub(crate) fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
         let key = id.as_str().to_owned();
         self.call(move |db| async move {
             let row = db
@@ -513,8 +509,9 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     /// Unpaused watches (the due index's length).
-    pub fn due_len(&self) -> usize {
+    pub(crate) fn due_len(&self) -> usize {
         self.call(|db| async move {
             let row = db
                 .pool
@@ -546,14 +543,9 @@ impl PgStore {
         .unwrap_or(0)
     }
 
-    /// Commits are durable when they return: nothing to flush.
-    #[allow(clippy::unused_self)]
-    pub fn flush(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
-
+    #[cfg(test)]
     /// Drops the schema this store was opened with (tests clean up after themselves).
-    pub fn drop_schema(&self) -> Result<(), StoreError> {
+    pub(crate) fn drop_schema(&self) -> Result<(), StoreError> {
         self.call(|db| async move {
             if let Some(schema) = &db.opts.schema {
                 db.pool
@@ -566,6 +558,7 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     /// Runs one statement returning one `int8` (tests and the migration's counts).
     pub fn count(&self, sql: &'static str) -> Result<i64, StoreError> {
         self.call(
@@ -573,6 +566,7 @@ impl PgStore {
         )
     }
 
+    #[cfg(test)]
     /// Runs statements (tests: a partition, a clock moved on).
     pub fn execute(&self, sql: &str) -> Result<(), StoreError> {
         let sql = sql.to_owned();

@@ -48,12 +48,6 @@ impl PgStore {
         self.inner.db.leases.done(id);
     }
 
-    /// Extends this node's leases now (the background task does it every
-    /// `renew_every`).
-    pub fn renew(&self) -> Result<(), StoreError> {
-        self.call(|db| async move { db.renew().await })
-    }
-
     /// Gives up every host this node holds (at shutdown: the others take them at once).
     pub fn release_all(&self) -> Result<(), StoreError> {
         self.call(|db| async move {
@@ -63,6 +57,7 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     /// Hosts this node holds, with their epochs.
     pub fn held(&self) -> Vec<(String, i64)> {
         self.inner.db.leases.held()

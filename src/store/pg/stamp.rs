@@ -66,8 +66,9 @@ impl PgStore {
         })
     }
 
+    #[cfg(test)]
     /// URLs in the seen set of `id`.
-    pub fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
+    pub(crate) fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
         let key = id.as_str().to_owned();
         self.call(move |db| async move {
             let r = db
