@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use sitefeed::model::{Status, Watch, WatchId};
 use sitefeed::schedule::Adaptive;
-use sitefeed::store::{Store, WatchState};
+use sitefeed::state::WatchState;
+use sitefeed::store::Store;
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()

@@ -21,7 +21,8 @@ use std::time::Instant;
 
 use sitefeed::model::{Item, Link, Status, Watch, WatchId};
 use sitefeed::schedule::Adaptive;
-use sitefeed::store::{CheckRecord, Store, WatchState};
+use sitefeed::state::WatchState;
+use sitefeed::store::{CheckRecord, Store};
 
 struct Rng(u64);
 impl Rng {

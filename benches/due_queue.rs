@@ -13,7 +13,8 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use sitefeed::config::ScheduleConfig;
 use sitefeed::model::{Watch, WatchId};
 use sitefeed::schedule::{self, Adaptive, Learned, Observation, Outcome};
-use sitefeed::store::{CheckRecord, Store, WatchState};
+use sitefeed::state::WatchState;
+use sitefeed::store::{CheckRecord, Store};
 
 /// Watches loaded by `cargo bench`; `cargo test --all-targets` runs the same code on
 /// a small store, so the test suite stays fast.

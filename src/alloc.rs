@@ -9,6 +9,8 @@
 //! code) sets both before `main` runs, unless the environment sets them
 //! (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`), so the binary needs no
 //! environment.
+//!
+//! May use: nothing.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -10,6 +10,8 @@
 //! The steps (docs/design.md, "One check"): raw fingerprint → extraction → link
 //! fingerprint → the improved-LCS diff with selective extraction → the entry decision
 //! ([`crate::entries::decide`]).
+//!
+//! May use: diff, entries, extract, fetch, hash, model.
 
 use crate::hash::HashSet;
 

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::*;
 use crate::schedule::Adaptive;
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 /// A fake history: the last page's links, and nothing seen before them.
 struct Past(Vec<Link>);

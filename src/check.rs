@@ -1,6 +1,9 @@
 //! One check of one watch: fetch → the one analysis ([`crate::analysis`]) → settle the
 //! watch's next state → commit. [`apply`] is the common end of live checks and
 //! `sitefeed replay`, so both run one pipeline.
+//!
+//! May use: analysis, config, cpu, crawl, entries, fetch, fulltext, model, schedule, state,
+//! store.
 
 use std::time::Instant;
 
@@ -14,7 +17,8 @@ use crate::entries::hygiene::Tracking;
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
-use crate::store::{CheckRecord, Store, StoreError, WatchState};
+use crate::state::WatchState;
+use crate::store::{CheckRecord, Store, StoreError};
 
 /// The service-wide rules a check follows, besides the watch's own settings.
 #[derive(Debug, Clone, Copy)]

@@ -2,6 +2,8 @@
 //! deep watch's pages and sled's flush run on tokio's blocking threads, at most as many
 //! at once as the machine has cores, so a hostile page that takes seconds to parse never
 //! stalls the web server or the fetches of other watches.
+//!
+//! May use: nothing.
 
 use std::sync::{Arc, OnceLock};
 

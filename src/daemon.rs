@@ -1,6 +1,8 @@
 //! `sitefeed serve`, the composition root: the service ([`App`]), the [`Runner`] that
 //! checks due watches and the HTTP server, under one cancellation token, shut down in
 //! order. Nothing in the crate depends on this module but the CLI.
+//!
+//! May use: app, config, error, runner, server.
 
 use std::sync::Arc;
 

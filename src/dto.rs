@@ -4,6 +4,8 @@
 //! [`crate::model`], [`crate::model::crawl::Summary`] (the shape of a deep watch's
 //! counts) and the sanitizer of [`crate::render`] (an article is served as the feeds
 //! serve it), nothing that does I/O.
+//!
+//! May use: model, render.
 
 use serde::{Deserialize, Serialize};
 

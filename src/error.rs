@@ -1,5 +1,7 @@
 //! The top-level error of the binary, and its exit code: 2 for bad usage or input
 //! (the message says what to fix), 1 for anything else.
+//!
+//! May use: config, store.
 
 use crate::config::ConfigError;
 use crate::store::StoreError;

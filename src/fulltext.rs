@@ -17,6 +17,8 @@
 //!
 //! May use the fetcher, the charset decoder of [`crate::extract`], the CPU pool, the
 //! store, the config and the model.
+//!
+//! May use: config, cpu, extract, fetch, model, store.
 
 use url::Url;
 

@@ -2,6 +2,8 @@
 //! page): std's maps with foldhash, a fast non-cryptographic hasher, instead of SipHash,
 //! which cost about 8% of a check's CPU. Each process seeds it at random, so a page
 //! cannot be built to make the maps degrade. Uses nothing else of the crate.
+//!
+//! May use: nothing.
 
 /// A `HashMap` with foldhash. Make one with `HashMap::default()`.
 pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;

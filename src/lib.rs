@@ -37,6 +37,7 @@ pub mod runner;
 pub mod schedule;
 pub mod server;
 pub mod session;
+pub mod state;
 pub mod store;
 
 pub use app::App;

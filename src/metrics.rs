@@ -1,6 +1,8 @@
 //! Counters and gauges for `/metrics`, in Prometheus text format. Each is kept up to
 //! date where things change (a check, an added or removed watch, the scheduler's look at
 //! the due index), so a scrape reads numbers and never the store.
+//!
+//! May use: fetch, model.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -2,6 +2,8 @@
 //! what a deep watch keeps of its site ([`crawl`]).
 //!
 //! Data only: no I/O and no behaviour beyond small constructors and accessors.
+//!
+//! May use: nothing.
 
 pub mod crawl;
 

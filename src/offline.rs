@@ -1,5 +1,8 @@
 //! The offline commands: `diff` (two files, no store) and `replay` (snapshots through
 //! the live check pipeline with a temporary store).
+//!
+//! May use: analysis, check, config, diff, entries, error, extract, fetch, model, schedule,
+//! state, store.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,7 +18,8 @@ use crate::extract::{self, Selector};
 use crate::fetch::Validators;
 use crate::model::{Link, Watch, WatchId};
 use crate::schedule::Adaptive;
-use crate::store::{Store, WatchState};
+use crate::state::WatchState;
+use crate::store::Store;
 
 /// Base URL when none is given.
 const DEFAULT_BASE: &str = "http://localhost/";

@@ -4,6 +4,8 @@
 //! (e.g. `docker exec … sitefeed add URL`). May use [`crate::dto`], [`crate::config`]
 //! (where the server listens, its token), [`crate::error`] and the URL normalization of
 //! [`crate::extract::url`]; never the CLI.
+//!
+//! May use: config, dto, error, extract, model.
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;

@@ -11,6 +11,8 @@
 //!
 //! Drives the service ([`crate::app::App`]: its store's due index and its checks); may
 //! use the fetcher's host gates and [`crate::model`]. Only [`crate::daemon`] starts it.
+//!
+//! May use: app, cpu, fetch, model.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

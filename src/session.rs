@@ -16,6 +16,8 @@
 //!
 //! The [`crate::app::App`] holds one [`Security`] (it lives as long as the service); the
 //! server's authentication uses it. Uses nothing else of the crate.
+//!
+//! May use: model.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

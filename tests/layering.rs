@@ -668,3 +668,119 @@ fn describe_cycle(graph: &Graph, from: &str, to: &str) -> String {
     }
     s
 }
+
+/// The README's layout (the tree under "## Layout") names every top-level module of
+/// `src/` and every top-level folder of the repository it lists, and names none that
+/// is gone: a newcomer's map matches the house.
+#[test]
+fn readme_layout_matches_the_tree() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let start = readme.find("## Layout").expect("a Layout section");
+    let block = &readme[start..];
+    let open = block.find("```\n").expect("the layout's tree") + 4;
+    let close = open + block[open..].find("```").expect("its end");
+    let tree = &block[open..close];
+    // The names the tree lists at its left edge under `src/` (two spaces in).
+    let listed: BTreeSet<String> = tree
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|n| n.trim_end_matches('/').trim_end_matches(".rs").to_owned())
+        .collect();
+    let mut on_disk = BTreeSet::new();
+    for e in std::fs::read_dir(src_dir()).expect("src/").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with("_tests.rs") {
+            continue; // a module's tests, named by the module
+        }
+        on_disk.insert(name.trim_end_matches(".rs").to_owned());
+    }
+    let missing: Vec<_> = on_disk.difference(&listed).collect();
+    let gone: Vec<_> = listed.difference(&on_disk).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "README layout: modules of src/ it does not list: {missing:?}; names it lists that src/ lacks: {gone:?}"
+    );
+}
+
+/// The opening comment of a top-level module, `src/<name>.rs` or `src/<name>/mod.rs`.
+fn opening_comment(name: &str) -> Option<String> {
+    let src = src_dir();
+    let text = std::fs::read_to_string(src.join(format!("{name}.rs")))
+        .or_else(|_| std::fs::read_to_string(src.join(name).join("mod.rs")))
+        .ok()?;
+    Some(
+        text.lines()
+            .map_while(|l| l.strip_prefix("//!"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// The modules a line `May use: a, b, c.` of `doc` declares (`nothing` for none);
+/// `None` without such a line.
+fn declared_uses(doc: &str) -> Option<BTreeSet<String>> {
+    let at = doc.find("May use:")? + "May use:".len();
+    let list = &doc[at..];
+    let end = list.find('.').unwrap_or(list.len());
+    Some(
+        list[..end]
+            .split([',', '\n'])
+            .map(|s| s.trim().trim_matches('`').to_owned())
+            .filter(|s| !s.is_empty() && s != "nothing")
+            .collect(),
+    )
+}
+
+/// Each top-level module's opening comment says which modules it may use, in a line
+/// `May use: a, b, c.`, and its code uses no other: a dependency that was not meant is
+/// an edit of that line, seen in review, not a stray `use`.
+#[test]
+fn every_module_uses_only_what_its_opening_comment_allows() {
+    let graph = module_graph(&src_dir());
+    let mut report = String::new();
+    for (from, uses) in &graph {
+        if from == "lib" || from == "main" {
+            continue;
+        }
+        let Some(doc) = opening_comment(from) else {
+            continue;
+        };
+        let actual: BTreeSet<String> = uses.keys().filter(|m| *m != from).cloned().collect();
+        match declared_uses(&doc) {
+            None => {
+                let _ = writeln!(
+                    report,
+                    "{from}: no `May use:` line; it uses: {}.",
+                    actual.iter().cloned().collect::<Vec<_>>().join(", ")
+                );
+            }
+            Some(allowed) => {
+                for m in actual.difference(&allowed) {
+                    let u = &uses[m];
+                    let _ = writeln!(
+                        report,
+                        "{from} → {m} at src/{}:{} is not in its `May use:` line",
+                        u.file.display(),
+                        u.line
+                    );
+                }
+            }
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn declared_uses_reads_the_line() {
+    let doc = " The store.\n\n May use: `model`, config,\n schedule. Not the server.";
+    let got = declared_uses(doc).expect("a line");
+    assert_eq!(
+        got.into_iter().collect::<Vec<_>>(),
+        ["config", "model", "schedule"]
+    );
+    assert_eq!(declared_uses(" May use: nothing."), Some(BTreeSet::new()));
+    assert_eq!(declared_uses(" Uses the store."), None);
+}

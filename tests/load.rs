@@ -245,7 +245,7 @@ async fn metrics_gauges_follow_changes_without_reading_the_store() {
         options: sitefeed::model::WatchOptions::default(),
         render: sitefeed::model::Render::Plain,
     };
-    let state = sitefeed::store::WatchState::new(
+    let state = sitefeed::state::WatchState::new(
         clock.now() + 86_400,
         sitefeed::schedule::Adaptive::initial(&app.config().schedule),
     );

@@ -340,7 +340,8 @@ async fn migrate_copies_a_store_to_postgres_and_back() {
     let url = "http://127.0.0.1:9/list";
     let wid = sitefeed::model::WatchId::for_url(url);
     let items = {
-        use sitefeed::store::{CheckRecord, Store, WatchState};
+        use sitefeed::state::WatchState;
+        use sitefeed::store::{CheckRecord, Store};
         let store = Store::open(&data, 1 << 20).expect("sled store");
         let watch: sitefeed::model::Watch = serde_json::from_value(serde_json::json!({
             "id": wid, "url": url, "title": null, "depth": 1, "select": null,

@@ -123,7 +123,7 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         // What a restart reads back: the state as stored (one JSON value in sled,
         // which the crash test shows survives a SIGKILL), decoded again.
         let json = serde_json::to_string(&st).expect("serializes");
-        let back: sitefeed::store::WatchState = serde_json::from_str(&json).expect("decodes");
+        let back: sitefeed::state::WatchState = serde_json::from_str(&json).expect("decodes");
         assert_eq!(back, st);
         assert!(back.learned.history.since.is_some());
         assert_eq!(back.learned.page.effective_links(), Some(10));

@@ -2,9 +2,10 @@
 //! configuration, store, fetcher and clock (private: callers use its operations), and
 //! offers add, edit, remove, check, preview, OPML import and export, and the reads and
 //! JSON views of watches the server and the CLI show. The runner, the server and the CLI
-//! call it; it calls none of them ([`crate::daemon`] puts them together). May use the
-//! check, the analysis, the store, the fetcher, the schedule policy, config, model,
-//! render (feed URLs, OPML), dto (the views), metrics and the session secrets it holds.
+//! call it; it calls none of them ([`crate::daemon`] puts them together).
+//!
+//! May use: analysis, check, config, cpu, dto, entries, error, extract, fetch, metrics,
+//! model, render, schedule, session, state, store.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -33,7 +34,8 @@ use crate::metrics::Metrics;
 use crate::model::{Watch, WatchId};
 use crate::schedule::clock::{Clock, SystemClock};
 use crate::schedule::Adaptive;
-use crate::store::{Store, StoreError, WatchState};
+use crate::state::WatchState;
+use crate::store::{Store, StoreError};
 
 /// Errors of application operations, split by who must act: the user (bad input, not
 /// found) or the operator (store, internal).

@@ -5,7 +5,7 @@
 use super::{App, AppError};
 use crate::dto::{CheckLogJson, FeedUrls, RenderJson, ScheduleJson, WatchJson};
 use crate::model::{rfc3339, Item, Watch, WatchId};
-use crate::store::WatchState;
+use crate::state::{FeedStamp, WatchState};
 
 impl App {
     /// The links of `watch`'s page as it is now, each with what the next check would make
@@ -47,6 +47,22 @@ impl App {
             out.push((w, s));
         }
         Ok(out)
+    }
+
+    /// What watch `id`'s feed depends on (its change sequence, since when it fails): one
+    /// small read, all a conditional feed request needs.
+    pub fn feed_stamp(&self, id: &WatchId) -> Result<Option<FeedStamp>, AppError> {
+        Ok(self.store.feed_stamp(id)?)
+    }
+
+    /// Why the store's writes fail, while they do (a full disk...), for `/healthz`.
+    pub fn storage_failing(&self) -> Option<String> {
+        self.store.failing()
+    }
+
+    /// Bytes the store takes on disk, for `/metrics`.
+    pub fn storage_bytes(&self) -> u64 {
+        self.store.size_on_disk()
     }
 
     /// The newest `limit` items of watch `id`, newest first.

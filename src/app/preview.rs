@@ -10,7 +10,8 @@ use super::{App, AppError};
 use crate::analysis::{self, Analysis, PageInput, Params, Unusable, Verdict};
 use crate::fetch::{Deferral, FetchError, FetchOutcome, Validators};
 use crate::model::{Item, Link, Watch};
-use crate::store::{StoreError, WatchState};
+use crate::state::WatchState;
+use crate::store::StoreError;
 
 /// Why the preview has no links to show: a reason the user can act on.
 #[derive(Debug, thiserror::Error)]

@@ -3,6 +3,8 @@
 //! running server ([`remote`], over the typed client [`crate::remote::Client`]); both
 //! print the same ([`print`](mod@print)). The offline commands call [`crate::offline`] and
 //! [`crate::eval`].
+//!
+//! May use: app, config, daemon, dto, error, eval, offline, remote, store.
 
 mod print;
 mod remote;

@@ -4,6 +4,8 @@
 //! and its `validate`; this file holds what they share (errors, helpers) and the whole.
 //! May use [`crate::model`] (the names a watch's strategy and render mode take) and no
 //! other module of the crate.
+//!
+//! May use: model.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -26,6 +26,8 @@
 //! 6. Everything is committed in the check's one atomic batch: items, every URL observed
 //!    (so no URL is ever an item twice, whichever page shows it), the pages' link
 //!    arrays and the crawl state ([`crate::model::crawl`], which the store persists).
+//!
+//! May use: analysis, config, cpu, diff, entries, extract, fetch, model, store.
 
 pub mod focus;
 pub mod neardup;

@@ -31,6 +31,8 @@
 //! n = 1,000 (`benches/diff.rs`). The bounded enumeration of `docs/design.md` §2 stays
 //! available as [`alignments`] and [`LcsTable::for_each_alignment`], tested against
 //! brute force.
+//!
+//! May use: hash, model.
 
 pub mod baseline;
 pub mod lcs;

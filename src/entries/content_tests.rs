@@ -5,7 +5,7 @@ use crate::analysis::{analyse, Analysis, Changed, History, PageInput, Params};
 use crate::fetch::Validators;
 use crate::model::Watch;
 use crate::schedule::Adaptive;
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 /// The check time of these tests: 2024-05-03 12:00:00 UTC.
 const NOW: i64 = 1_714_737_600;

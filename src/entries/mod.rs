@@ -25,6 +25,8 @@
 //! # Which new links become items ([`decide`])
 //!
 //! The decision on every link of a page, by structure: see [`decide`].
+//!
+//! May use: extract, hash, model.
 
 pub mod content;
 pub mod date;

@@ -18,6 +18,8 @@
 //!
 //! Scores are micro-averaged: true/false positives and negatives are summed over steps
 //! (and over sites for the overall rows). Items are de-duplicated by URL within a step.
+//!
+//! May use: analysis, diff, entries, error, extract, model, offline.
 
 // Run as a test that prints its table (`cargo test --lib eval::content -- --nocapture`).
 #[cfg(test)]

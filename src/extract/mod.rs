@@ -75,6 +75,8 @@
 //! * URLs: unreserved escapes are decoded (`%7E` is `~`) and the characters RFC 3986
 //!   does not allow raw are encoded, see [`url`]; `'` in a query becomes `%27` (the
 //!   WHATWG parser's rule). Compare URLs after [`url::normalize`] on both sides.
+//!
+//! May use: hash, model.
 
 pub mod charset;
 pub(crate) mod entities;

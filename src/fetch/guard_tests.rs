@@ -21,7 +21,8 @@ use super::dns::TestHost;
 use super::{FetchError, FetchOutcome, Fetcher, Validators};
 use crate::config::Config;
 use crate::model::{Status, Watch, WatchId};
-use crate::store::{Store, WatchState};
+use crate::state::WatchState;
+use crate::store::Store;
 
 struct Server {
     addr: SocketAddr,

@@ -28,6 +28,8 @@
 //!
 //! May use [`crate::config`] (its section), [`crate::model`] (a watch's render mode) and
 //! [`crate::cpu`] (the browser's parse of a rendered page); nothing above it.
+//!
+//! May use: config, cpu, model.
 
 mod body;
 pub mod browser;

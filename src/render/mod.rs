@@ -33,6 +33,8 @@
 //! feed's own URL (`base_url` + [`feed_path`] + `key_query`) → RSS `<atom:link rel="self">`,
 //! Atom `rel="self"`, JSON `feed_url`; `updated` → RSS `<lastBuildDate>`, Atom `<updated>`;
 //! `ttl_minutes` → RSS `<ttl>`; `icon` → RSS `<image>`, Atom `<icon>`, JSON `favicon`.
+//!
+//! May use: model.
 
 mod atom;
 mod clean;

@@ -18,6 +18,8 @@
 //! so switching a watch's strategy never starts from nothing. A check that finds the
 //! whole previous list gone ([`page`]: probable loss) shortens the interval at once.
 //! [`plan`] is the one entry point, used by live checks and by the simulation alike.
+//!
+//! May use: config.
 
 pub mod clock;
 pub mod fit;

@@ -1,6 +1,6 @@
 //! `GET /feed/<id>.{xml,atom,json}` and `GET /opml`, with ETag / Last-Modified and 304.
 //!
-//! A watch's feed is answered from its feed stamp (`store::FeedStamp`, one small read):
+//! A watch's feed is answered from its feed stamp (`state::FeedStamp`, one small read):
 //! the ETag is made of the stamp's change sequence, whether the error item is due, the
 //! format, the base URL the feed is rendered for and the service's configuration and
 //! version, so a matching conditional GET is a 304 without reading the watch or its
@@ -22,7 +22,7 @@ use super::error::ApiError;
 use crate::app::App;
 use crate::model::{Item, Watch, WatchId};
 use crate::render::{self, FeedView};
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 pub fn router() -> Router<Arc<App>> {
     Router::new()
@@ -144,7 +144,7 @@ impl Format {
 
 /// Whether the watch's error item is due at `now` (it shows a configured time after the
 /// failures began).
-fn error_due(app: &App, stamp: crate::store::FeedStamp) -> bool {
+fn error_due(app: &App, stamp: crate::state::FeedStamp) -> bool {
     match (stamp.error_since, app.config().feed.error_item_after) {
         (Some(since), Some(after)) => {
             let after = i64::try_from(after.as_secs()).unwrap_or(i64::MAX / 4);
@@ -159,7 +159,7 @@ fn error_due(app: &App, stamp: crate::store::FeedStamp) -> bool {
 fn stamp_etag(
     cache: &FeedCache,
     app: &App,
-    stamp: crate::store::FeedStamp,
+    stamp: crate::state::FeedStamp,
     error_due: bool,
     format: Format,
     base: &str,
@@ -237,7 +237,7 @@ async fn feed(
     let (id, ext) = file.rsplit_once('.').ok_or_else(not_found)?;
     let id = WatchId::parse(id).ok_or_else(not_found)?;
     let format = Format::from_ext(ext).ok_or_else(not_found)?;
-    let stamp = app.store().feed_stamp(&id)?.ok_or_else(not_found)?;
+    let stamp = app.feed_stamp(&id)?.ok_or_else(not_found)?;
     let due = error_due(&app, stamp);
     let etag = stamp_etag(&cache, &app, stamp, due, format, &base.0);
     if none_match(&headers, &etag) == Some(true) {
@@ -284,9 +284,7 @@ async fn feed(
         base_url: &base.0,
         key_query: &key_query,
         updated,
-        ttl_minutes: state
-            .as_ref()
-            .map(|s| crate::store::feed_ttl_minutes(s.sched.b)),
+        ttl_minutes: state.as_ref().map(WatchState::feed_ttl_minutes),
         icon: state.as_ref().and_then(|s| s.icon.as_deref()),
         self_path: None,
     };

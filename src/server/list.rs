@@ -6,7 +6,7 @@ use serde::Deserialize;
 use super::error::ApiError;
 use crate::app::App;
 use crate::model::{Status, Watch};
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 /// What a list request asks for; every field optional.
 #[derive(Debug, Clone, Default, Deserialize)]

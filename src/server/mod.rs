@@ -2,6 +2,8 @@
 //! Calls the service ([`crate::app::App`]) and speaks the API's shapes ([`crate::dto`]);
 //! may read the store's types and use render, metrics and the session secrets. Nothing
 //! below it (app, store, check, fetch) may use it.
+//!
+//! May use: app, cpu, dto, fetch, metrics, model, render, session, state, store.
 
 pub mod api;
 mod auth;
@@ -45,7 +47,7 @@ pub fn router(app: Arc<App>) -> Router {
 /// are still served, checks wait).
 async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
     use axum::response::IntoResponse;
-    match app.store().failing() {
+    match app.storage_failing() {
         None => "ok".into_response(),
         Some(why) => (
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -60,7 +62,7 @@ async fn metrics(
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
     let mut text = app
         .metrics()
-        .render(app.store().size_on_disk(), app.store().failing().is_some());
+        .render(app.storage_bytes(), app.storage_failing().is_some());
     let by_render = app.metrics().by_render();
     let browser = app.fetcher().browser();
     text.push_str(&crate::metrics::Metrics::render_browser(

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `v` | schema version (u32 BE) |
 //! | `w` id | [`Watch`](crate::model::Watch) |
-//! | `s` id | [`WatchState`](super::WatchState) |
+//! | `s` id | [`WatchState`](crate::state::WatchState) |
 //! | `l` id | the last link array |
 //! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
 //! | `I` id first_seq(u64) | older items packed by a hundred (`items.rs`) |

@@ -5,6 +5,8 @@
 //! results are written by [`Store::commit_check`] in one atomic batch and flushed to disk
 //! before it returns, so an item is never served before it is durable, and a crash at any
 //! moment loses no item that was already served.
+//!
+//! May use: analysis, config, model, schedule, state.
 
 mod backend;
 mod codec;
@@ -20,8 +22,8 @@ mod state;
 pub mod transfer;
 
 pub use backend::NodeLimits;
-pub use stamp::{feed_ttl_minutes, FeedStamp, Usage};
-pub use state::{CheckLog, CheckRecord, CrawlRecord, WatchHistory, WatchState, RECENT_CHECKS};
+pub use stamp::Usage;
+pub use state::{CheckRecord, CrawlRecord, WatchHistory};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -29,6 +31,7 @@ use std::sync::{Arc, RwLock};
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::model::{Link, Status, Watch, WatchId};
+use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 /// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,

@@ -3,19 +3,9 @@
 //! watches and the render mode of each watch (counted at start-up). Also the migration
 //! that builds them in a store written before they existed.
 
-use super::{encode, keys, Store, StoreError, WatchState};
+use super::{encode, keys, Store, StoreError};
 use crate::model::{Render, Status, Watch, WatchId};
-
-/// What a watch's feed depends on beyond the clock, in one small value: the change
-/// sequence bumped by every write that alters the feed (a new or retitled item, a watch
-/// edit, an error state or a page title shown in it), and since when the watch fails
-/// (the feed's error item appears a configured time after that).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FeedStamp {
-    /// Store-wide increasing: a watch removed and added again never repeats one.
-    pub seq: u64,
-    pub error_since: Option<i64>,
-}
+use crate::state::{FeedStamp, WatchState};
 
 impl FeedStamp {
     fn encode(self) -> Vec<u8> {
@@ -37,22 +27,6 @@ impl FeedStamp {
     }
 }
 
-/// The `<ttl>` a feed shows for a watch checked about every `interval_secs`: the
-/// interval in minutes rounded down to a coarse step (so the adaptive schedule's small
-/// moves do not change the feed on every check).
-pub fn feed_ttl_minutes(interval_secs: f64) -> u32 {
-    const STEPS: [u32; 14] = [
-        1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080,
-    ];
-    let minutes = (interval_secs / 60.0).ceil().max(1.0);
-    STEPS
-        .iter()
-        .rev()
-        .find(|&&s| f64::from(s) <= minutes)
-        .copied()
-        .unwrap_or(1)
-}
-
 /// What a feed shows of a watch's state: when it differs between two states, the feed
 /// changed.
 pub(super) fn feed_facts(s: &WatchState) -> impl PartialEq + '_ {
@@ -60,7 +34,7 @@ pub(super) fn feed_facts(s: &WatchState) -> impl PartialEq + '_ {
     (
         s.page_title.as_deref(),
         s.icon.as_deref(),
-        feed_ttl_minutes(s.sched.b),
+        s.feed_ttl_minutes(),
         s.baseline_at
             .or(s.link_fingerprint.as_ref().and(s.last_check)),
         failing.then_some((s.error.as_deref(), s.error_since, s.consecutive_errors)),

@@ -7,7 +7,8 @@
 use crate::model::crawl::CrawlState;
 use crate::model::{Item, Watch, WatchId};
 
-use super::{encode, keys, Store, StoreError, WatchState};
+use super::{encode, keys, Store, StoreError};
+use crate::state::WatchState;
 
 /// Everything stored for one watch, in backend-neutral form.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,7 +21,8 @@ use super::super::dns::TestHost;
 use super::super::{FetchOutcome, Fetcher, Page, Validators};
 use crate::config::{BrowserConfig, Config};
 use crate::model::{Render, Watch, WatchId};
-use crate::store::{Store, WatchState};
+use crate::state::WatchState;
+use crate::store::Store;
 
 /// The page of a render that gave one; a deferral fails the test.
 trait Rendered {

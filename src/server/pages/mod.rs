@@ -29,7 +29,7 @@ use super::auth;
 use super::error::ApiError;
 use crate::app::App;
 use crate::model::{Status, Watch, WatchId};
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 pub fn router() -> Router<Arc<App>> {
     Router::new()

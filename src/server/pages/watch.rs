@@ -20,7 +20,7 @@ use crate::model::Watch;
 use crate::server::base::PublicBase;
 use crate::server::error::ApiError;
 
-use crate::store::WatchState;
+use crate::state::WatchState;
 
 /// Items shown on a watch's page.
 const PAGE_ITEMS: usize = 50;

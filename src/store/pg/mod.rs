@@ -36,8 +36,9 @@ use md5::{Digest, Md5};
 use serde::{de::DeserializeOwned, Serialize};
 use tokio_postgres::NoTls;
 
-use super::{codec, health::Health, CheckRecord, StoreError, WatchState};
+use super::{codec, health::Health, CheckRecord, StoreError};
 use crate::model::{Item, Link, Watch, WatchId};
+use crate::state::WatchState;
 pub(crate) use write::seq_i64;
 use write::{logged_state, Commit};
 

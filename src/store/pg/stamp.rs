@@ -8,7 +8,7 @@ use crate::store::StoreError;
 impl PgStore {
     /// The feed stamp: the change sequence (bumped by every write that changes the
     /// feed) and since when the watch fails. One indexed read.
-    pub fn feed_stamp(&self, id: &WatchId) -> Result<Option<crate::store::FeedStamp>, StoreError> {
+    pub fn feed_stamp(&self, id: &WatchId) -> Result<Option<crate::state::FeedStamp>, StoreError> {
         let key = id.as_str().to_owned();
         self.call(move |db| async move {
             let row = db
@@ -21,7 +21,7 @@ impl PgStore {
                     &[&key],
                 )
                 .await?;
-            Ok(row.map(|r| crate::store::FeedStamp {
+            Ok(row.map(|r| crate::state::FeedStamp {
                 seq: r.get::<_, i64>(0) as u64,
                 error_since: if r.get::<_, Option<bool>>(1) == Some(true) {
                     r.get(2)

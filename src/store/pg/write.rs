@@ -4,8 +4,10 @@
 use super::{decode_links, from_json, md5, seen, to_json, watch_id, Db, PgStore};
 use crate::model::Watch;
 use crate::model::{Link, Status, WatchId};
-use crate::store::{codec, CheckLog, CheckRecord, StoreError, WatchState};
-use crate::store::{ITEMS_KEPT, RECENT_CHECKS};
+use crate::state::RECENT_CHECKS;
+use crate::state::{CheckLog, WatchState};
+use crate::store::ITEMS_KEPT;
+use crate::store::{codec, CheckRecord, StoreError};
 
 impl Db {
     pub(super) async fn commit(
