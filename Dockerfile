@@ -13,13 +13,14 @@ COPY crates ./crates
 COPY benches ./benches
 COPY bench ./bench
 RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
-    && cargo build --release --locked --bin sitefeed \
+    && cargo build --release --locked --no-default-features --bin sitefeed \
     && rm -rf src
 COPY src ./src
 COPY config ./config
-# Newer than the placeholder build, so cargo rebuilds the crate itself.
+# Newer than the placeholder build, so cargo rebuilds the crate itself. Without the
+# `eval` feature: the service does not carry the corpus scoring and synthetic sites.
 RUN touch src/main.rs src/lib.rs \
-    && cargo build --release --locked --bin sitefeed \
+    && cargo build --release --locked --no-default-features --bin sitefeed \
     && strip target/release/sitefeed
 
 FROM debian:bookworm-slim

@@ -23,6 +23,7 @@ pub mod diff;
 pub(crate) mod dto;
 pub mod entries;
 pub mod error;
+#[cfg(feature = "eval")]
 pub(crate) mod eval;
 pub mod extract;
 pub mod fetch;

@@ -103,6 +103,7 @@ pub enum Command {
         explain: bool,
     },
     /// Offline: score each detection method on a corpus of snapshot sequences.
+    #[cfg(feature = "eval")]
     Eval {
         /// Corpus directory: one folder per site with NNNN.html, meta.json and truth.json.
         dir: PathBuf,
@@ -125,6 +126,7 @@ pub enum Command {
         loso: bool,
     },
     /// Offline: write the synthetic evaluation corpus (seeded, reproducible) to DIR.
+    #[cfg(feature = "eval")]
     Synth {
         /// Directory to write the corpus into.
         dir: PathBuf,
@@ -344,6 +346,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 out,
             );
         }
+        #[cfg(feature = "eval")]
         Command::Eval {
             dir,
             labels,
@@ -370,6 +373,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             }
             return crate::eval::run(&dir, &opts, out);
         }
+        #[cfg(feature = "eval")]
         Command::Synth {
             dir,
             seed,
@@ -483,9 +487,9 @@ pub fn run(cli: Cli) -> Result<(), Error> {
         Command::Serve
         | Command::Diff { .. }
         | Command::Replay { .. }
-        | Command::Eval { .. }
-        | Command::Synth { .. }
         | Command::Migrate { .. } => {}
+        #[cfg(feature = "eval")]
+        Command::Eval { .. } | Command::Synth { .. } => {}
     }
     Ok(())
 }

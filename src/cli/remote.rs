@@ -53,9 +53,9 @@ pub(super) async fn run(
         Command::Serve
         | Command::Diff { .. }
         | Command::Replay { .. }
-        | Command::Eval { .. }
-        | Command::Synth { .. }
         | Command::Migrate { .. } => {}
+        #[cfg(feature = "eval")]
+        Command::Eval { .. } | Command::Synth { .. } => {}
     }
     Ok(())
 }
