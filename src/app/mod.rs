@@ -47,8 +47,9 @@ pub enum AppError {
     NotFound(String),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
-    Internal(String),
+    /// The HTTP client cannot be built (its TLS setup, the resolver).
+    #[error("cannot set up the HTTP client: {0}")]
+    Client(#[from] crate::fetch::FetchError),
 }
 
 /// The service. Its parts are private: the server, the CLI and the runner call its
@@ -83,9 +84,7 @@ impl App {
     }
 
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
-        let fetcher = Fetcher::new(&config.fetch)
-            .map_err(|e| AppError::Internal(e.to_string()))?
-            .with_browser(&config.browser);
+        let fetcher = Fetcher::new(&config.fetch)?.with_browser(&config.browser);
         let metrics = Metrics::default();
         // Counted once here; kept up to date as watches come and go.
         metrics.set_watches(store.watch_renders()?.into_iter());
@@ -223,7 +222,8 @@ impl App {
             let existing = self
                 .store
                 .watch(&watch.id)?
-                .ok_or_else(|| AppError::Internal("watch vanished while adding".into()))?;
+                // (added by another request, then removed by a third meanwhile)
+                .ok_or_else(|| AppError::NotFound(watch.id.to_string()))?;
             return Ok((existing, false));
         }
         self.metrics.watch_added(watch.render);
@@ -633,7 +633,7 @@ impl From<AppError> for crate::error::Error {
                 "no watch with id or URL `{id}`; `sitefeed list` shows them"
             )),
             AppError::Store(e) => Self::Failed(e.to_string()),
-            AppError::Internal(m) => Self::Failed(m),
+            AppError::Client(e) => Self::Failed(e.to_string()),
         }
     }
 }

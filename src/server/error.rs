@@ -78,7 +78,7 @@ impl From<AppError> for ApiError {
             AppError::BadInput(m) => Self::BadRequest(m),
             AppError::NotFound(id) => Self::NotFound(format!("watch {id}")),
             AppError::Store(e) => e.into(),
-            AppError::Internal(m) => Self::Internal(m),
+            AppError::Client(e) => Self::Internal(e.to_string()),
         }
     }
 }
