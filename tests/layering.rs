@@ -784,3 +784,32 @@ fn declared_uses_reads_the_line() {
     assert_eq!(declared_uses(" May use: nothing."), Some(BTreeSet::new()));
     assert_eq!(declared_uses(" Uses the store."), None);
 }
+
+/// No source file passes 600 lines (tests excepted): a file that grows past it holds
+/// more than one concern, and is split along them.
+#[test]
+fn no_source_file_is_over_600_lines() {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, usize)>) {
+        for e in std::fs::read_dir(dir).expect("a folder of src/").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+                continue;
+            }
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let Some(name) = name.filter(|n| n.ends_with(".rs")) else {
+                continue;
+            };
+            if name == "tests.rs" || name.ends_with("_tests.rs") || name == "suite.rs" {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&p).expect("a source file").lines().count();
+            if lines > 600 {
+                out.push((p, lines));
+            }
+        }
+    }
+    let mut long = Vec::new();
+    walk(&src_dir(), &mut long);
+    assert!(long.is_empty(), "split these along their concerns: {long:?}");
+}

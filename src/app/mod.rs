@@ -14,6 +14,7 @@ mod opml;
 mod present;
 mod preview;
 mod request;
+mod webhook;
 
 pub use preview::{Preview, PreviewError, PreviewLink};
 #[allow(
@@ -306,52 +307,6 @@ impl App {
         Ok(report)
     }
 
-    /// Sends the new items of a check to the watch's webhook, if it has one, in the
-    /// background: a POST of a JSON Feed, retried with backoff ([`WEBHOOK_ATTEMPTS`]
-    /// attempts), its outcome recorded on the watch (`webhook_error`).
-    pub fn notify(self: &Arc<Self>, watch: &Watch, report: &CheckReport) {
-        let Some(hook) = watch.options.webhook.clone() else {
-            return;
-        };
-        if report.new_items.is_empty() {
-            return;
-        }
-        let app = self.clone();
-        let watch = watch.clone();
-        let items = report.new_items.clone();
-        tokio::spawn(async move {
-            let body = {
-                let title =
-                    app.display_title(&watch, app.store.state(&watch.id).ok().flatten().as_ref());
-                let key_query = app.key_query();
-                let base = app.base_url();
-                crate::render::json_feed(&crate::render::FeedView {
-                    watch: &watch,
-                    title: &title,
-                    items: &items,
-                    base_url: &base,
-                    key_query: &key_query,
-                    updated: items.first().map_or(watch.created, |i| i.first_seen),
-                    ttl_minutes: None,
-                    icon: None,
-                    self_path: None,
-                })
-            };
-            let error = deliver(&hook, body).await.err();
-            if let Some(e) = &error {
-                tracing::warn!(id = %watch.id, webhook = %hook, error = %e, "webhook failed");
-            }
-            let lock = app.lock_for(&watch.id);
-            let _guard = lock.lock().await;
-            if let Err(e) = app
-                .store
-                .set_webhook_outcome(&watch.id, app.clock.now(), error)
-            {
-                tracing::warn!(id = %watch.id, error = %e, "cannot record the webhook outcome");
-            }
-        });
-    }
-
     /// Removes a watch and its items.
     pub async fn remove(&self, id: &WatchId) -> Result<bool, AppError> {
         let lock = self.lock_for(id);
@@ -580,49 +535,6 @@ impl App {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         locks.entry(id.clone()).or_default().clone()
     }
-}
-
-/// Attempts of a webhook delivery, and the pause before the second (doubling after).
-pub(crate) const WEBHOOK_ATTEMPTS: u32 = 3;
-const WEBHOOK_BACKOFF: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// POSTs `body` (a JSON Feed) to `url`; a 2xx answer is a delivery. Timeouts, connection
-/// errors and 5xx are tried again after a pause; `Err` says why the last attempt failed.
-async fn deliver(url: &str, body: String) -> Result<(), String> {
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(15))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut wait = WEBHOOK_BACKOFF;
-    let mut last = String::new();
-    for attempt in 1..=WEBHOOK_ATTEMPTS {
-        let r = client
-            .post(url)
-            .header("content-type", "application/feed+json")
-            .body(body.clone())
-            .send()
-            .await;
-        let retry = match r {
-            Ok(resp) if resp.status().is_success() => return Ok(()),
-            Ok(resp) => {
-                last = format!("the webhook answered {}", resp.status().as_u16());
-                resp.status().is_server_error() || resp.status().as_u16() == 429
-            }
-            Err(e) => {
-                last = format!("the webhook cannot be reached: {e}");
-                true
-            }
-        };
-        if !retry || attempt == WEBHOOK_ATTEMPTS {
-            break;
-        }
-        tokio::time::sleep(wait).await;
-        wait *= 2;
-    }
-    Err(format!(
-        "{last} (after {WEBHOOK_ATTEMPTS} attempts at most)"
-    ))
 }
 
 impl From<AppError> for crate::error::Error {

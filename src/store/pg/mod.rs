@@ -462,22 +462,6 @@ impl PgStore {
         })
     }
 
-    #[cfg(test)]
-    /// The watch's change sequence (bumped by every write that can change its feeds):
-    /// the feeds' ETag, one indexed read.
-    pub(crate) fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
-        let key = id.as_str().to_owned();
-        self.call(move |db| async move {
-            let row = db
-                .pool
-                .get()
-                .await?
-                .query_opt("SELECT change_seq FROM watches WHERE id = $1", &[&key])
-                .await?;
-            Ok(row.map(|r| r.get::<_, i64>(0) as u64))
-        })
-    }
-
     /// Writes a check's results in one transaction. A check of a watch that this node's
     /// scheduler was handed carries its host lease's epoch: when another node holds the
     /// host now, nothing is written and the error is [`StoreError::LeaseLost`].
@@ -510,21 +494,6 @@ impl PgStore {
         })
     }
 
-    #[cfg(test)]
-    /// Unpaused watches (the due index's length).
-    pub(crate) fn due_len(&self) -> usize {
-        self.call(|db| async move {
-            let row = db
-                .pool
-                .get()
-                .await?
-                .query_one("SELECT count(*) FROM watches WHERE NOT paused", &[])
-                .await?;
-            Ok(row.get::<_, i64>(0) as usize)
-        })
-        .unwrap_or(0)
-    }
-
     /// Bytes of the tables (and their indexes and TOAST) in this store's schema.
     pub fn size_on_disk(&self) -> u64 {
         self.call(|db| async move {
@@ -542,39 +511,6 @@ impl PgStore {
             Ok(row.get::<_, i64>(0) as u64)
         })
         .unwrap_or(0)
-    }
-
-    #[cfg(test)]
-    /// Drops the schema this store was opened with (tests clean up after themselves).
-    pub(crate) fn drop_schema(&self) -> Result<(), StoreError> {
-        self.call(|db| async move {
-            if let Some(schema) = &db.opts.schema {
-                db.pool
-                    .get()
-                    .await?
-                    .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
-                    .await?;
-            }
-            Ok(())
-        })
-    }
-
-    #[cfg(test)]
-    /// Runs one statement returning one `int8` (tests and the migration's counts).
-    pub fn count(&self, sql: &'static str) -> Result<i64, StoreError> {
-        self.call(
-            move |db| async move { Ok(db.pool.get().await?.query_one(sql, &[]).await?.get(0)) },
-        )
-    }
-
-    #[cfg(test)]
-    /// Runs statements (tests: a partition, a clock moved on).
-    pub fn execute(&self, sql: &str) -> Result<(), StoreError> {
-        let sql = sql.to_owned();
-        self.call(move |db| async move {
-            db.pool.get().await?.batch_execute(&sql).await?;
-            Ok(())
-        })
     }
 }
 

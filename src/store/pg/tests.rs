@@ -466,3 +466,65 @@ fn a_check_by_hand_holds_the_host_and_cannot_write_over_the_holder() {
     assert!(a.claim_due(5, 10).expect("claim").is_empty());
     assert!(a.held().is_empty(), "released once the check ended");
 }
+
+/// What the tests read and do beside the store's own operations.
+impl PgStore {
+    /// The watch's change sequence (bumped by every write that can change its feeds):
+    /// the feeds' ETag, one indexed read.
+    pub(crate) fn change_seq(&self, id: &WatchId) -> Result<Option<u64>, StoreError> {
+        let key = id.as_str().to_owned();
+        self.call(move |db| async move {
+            let row = db
+                .pool
+                .get()
+                .await?
+                .query_opt("SELECT change_seq FROM watches WHERE id = $1", &[&key])
+                .await?;
+            Ok(row.map(|r| r.get::<_, i64>(0) as u64))
+        })
+    }
+
+    /// Unpaused watches (the due index's length).
+    pub(crate) fn due_len(&self) -> usize {
+        self.call(|db| async move {
+            let row = db
+                .pool
+                .get()
+                .await?
+                .query_one("SELECT count(*) FROM watches WHERE NOT paused", &[])
+                .await?;
+            Ok(row.get::<_, i64>(0) as usize)
+        })
+        .unwrap_or(0)
+    }
+
+    /// Drops the schema this store was opened with (tests clean up after themselves).
+    pub(crate) fn drop_schema(&self) -> Result<(), StoreError> {
+        self.call(|db| async move {
+            if let Some(schema) = &db.opts.schema {
+                db.pool
+                    .get()
+                    .await?
+                    .batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+                    .await?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs one statement returning one `int8` (tests and the migration's counts).
+    pub(crate) fn count(&self, sql: &'static str) -> Result<i64, StoreError> {
+        self.call(
+            move |db| async move { Ok(db.pool.get().await?.query_one(sql, &[]).await?.get(0)) },
+        )
+    }
+
+    /// Runs statements (tests: a partition, a clock moved on).
+    pub(crate) fn execute(&self, sql: &str) -> Result<(), StoreError> {
+        let sql = sql.to_owned();
+        self.call(move |db| async move {
+            db.pool.get().await?.batch_execute(&sql).await?;
+            Ok(())
+        })
+    }
+}
