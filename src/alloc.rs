@@ -15,10 +15,12 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[cfg(test)]
 /// Whether mimalloc's low-memory defaults are installed (Linux), and the options as they
-/// stand: (arena eager commit, purge delay in ms).
-pub(crate) fn low_memory_defaults() -> (bool, i64, i64) {
+/// stand: (arena eager commit, purge delay in ms). The binary calls it at start (and logs
+/// it at debug level): naming the defaults crate from the program is what makes the
+/// linker keep its constructor. Without a caller, the release binary lost them once and
+/// its peak RSS at 1,000 watches went from 94 to 211 MB.
+pub fn low_memory_defaults() -> (bool, i64, i64) {
     use mimalloc_defaults::{option, Opt};
     (
         mimalloc_defaults::installed(),

@@ -10,7 +10,7 @@
 // module docs may link to them.
 #![allow(rustdoc::private_intra_doc_links)]
 
-pub(crate) mod alloc;
+pub mod alloc;
 pub(crate) mod analysis;
 pub mod app;
 pub mod check;

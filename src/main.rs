@@ -17,6 +17,15 @@ fn main() -> ExitCode {
         sitefeed::cli::LogFormat::Json => builder.json().init(),
         sitefeed::cli::LogFormat::Text => builder.init(),
     }
+    // Names the allocator's low-memory defaults, so the linker keeps the constructor
+    // that installs them (see `sitefeed::alloc`).
+    let (installed, eager_commit, purge_delay_ms) = sitefeed::alloc::low_memory_defaults();
+    tracing::debug!(
+        installed,
+        eager_commit,
+        purge_delay_ms,
+        "allocator: mimalloc with its low-memory defaults"
+    );
     match sitefeed::cli::run(cli) {
         // A closed stdout (`sitefeed list | head`) is not an error worth a message.
         Ok(()) | Err(sitefeed::error::Error::OutputClosed) => ExitCode::SUCCESS,

@@ -361,3 +361,31 @@ fn list_into_a_closed_pipe_exits_quietly() {
     assert!(err.is_empty(), "nothing on stderr: {err}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// The binary as built keeps mimalloc's low-memory defaults (no eager arena commit,
+/// immediate purge): without them its resident memory doubles. They are installed by a
+/// constructor the linker keeps only when the program names it, so this looks at the
+/// real binary, not at the library under test.
+#[test]
+fn the_binary_runs_with_the_allocators_low_memory_defaults() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = sitefeed(dir.path())
+        .env("RUST_LOG", "sitefeed=debug")
+        .env_remove("MIMALLOC_ARENA_EAGER_COMMIT")
+        .env_remove("MIMALLOC_PURGE_DELAY")
+        .arg("list")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("allocator: mimalloc"))
+        .unwrap_or_else(|| panic!("no allocator line in: {err}"));
+    for want in ["installed=true", "eager_commit=0", "purge_delay_ms=0"] {
+        assert!(line.contains(want), "{want} in: {line}");
+    }
+}

@@ -796,14 +796,20 @@ fn no_source_file_is_over_600_lines() {
                 walk(&p, out);
                 continue;
             }
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            let Some(name) = name.filter(|n| n.ends_with(".rs")) else {
+            if p.extension().and_then(|e| e.to_str()) != Some("rs") {
                 continue;
-            };
+            }
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if name == "tests.rs" || name.ends_with("_tests.rs") || name == "suite.rs" {
                 continue;
             }
-            let lines = std::fs::read_to_string(&p).expect("a source file").lines().count();
+            let lines = std::fs::read_to_string(&p)
+                .expect("a source file")
+                .lines()
+                .count();
             if lines > 600 {
                 out.push((p, lines));
             }
@@ -811,5 +817,8 @@ fn no_source_file_is_over_600_lines() {
     }
     let mut long = Vec::new();
     walk(&src_dir(), &mut long);
-    assert!(long.is_empty(), "split these along their concerns: {long:?}");
+    assert!(
+        long.is_empty(),
+        "split these along their concerns: {long:?}"
+    );
 }
