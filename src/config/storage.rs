@@ -24,6 +24,7 @@ pub struct RawStorage {
     pub backend: Option<String>,
     pub url: Option<String>,
     pub lease_secs: Option<u64>,
+    pub compact_ratio: Option<u64>,
 }
 
 /// The validated `[storage]` section.
@@ -37,6 +38,9 @@ pub struct StorageConfig {
     /// PostgreSQL: how long a node's hold on a host lasts without renewal (a dead node's
     /// hosts move on after it).
     pub lease: Duration,
+    /// sled: compact the store when its file exceeds this many times its live data
+    /// (and 32 MB); 0: never (`store/compact.rs`).
+    pub compact_ratio: u64,
 }
 
 /// `storage.backend`.
@@ -69,7 +73,20 @@ impl RawStorage {
                 ))
             }
         };
+        let compact_ratio = match self.compact_ratio {
+            None => crate::store::CompactPolicy::default().ratio,
+            Some(r @ (0 | 2..=1000)) => r,
+            Some(r) => {
+                return Err(bad(
+                    "storage.compact_ratio",
+                    format!(
+                    "{r} is not a ratio to compact at: use 0 (off) or 2 to 1000 (the default is 4)"
+                ),
+                ))
+            }
+        };
         Ok(StorageConfig {
+            compact_ratio,
             path: self.path.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
             cache_bytes: self.cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES),
             backend,

@@ -8,6 +8,7 @@
 
 mod backend;
 mod codec;
+mod compact;
 mod edits;
 mod health;
 mod items;
@@ -20,6 +21,7 @@ mod state;
 pub mod transfer;
 
 pub use backend::NodeLimits;
+pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
 pub use stamp::{feed_ttl_minutes, FeedStamp, Usage};
 pub use state::{CheckLog, CheckRecord, CrawlRecord, WatchHistory, WatchState, RECENT_CHECKS};
 
@@ -78,6 +80,26 @@ struct Shared {
     /// Where and how to reopen it (`None`: a temporary store).
     reopen: Option<(PathBuf, u64)>,
     health: health::Health,
+    /// Every operation holds it while it uses the database; a compaction or a reopen
+    /// closes it (`compact.rs`).
+    gate: compact::Gate,
+    compaction: compact::Compaction,
+}
+
+impl Shared {
+    fn new(
+        db: Option<sled::Db>,
+        reopen: Option<(PathBuf, u64)>,
+        compaction: compact::Compaction,
+    ) -> Self {
+        Self {
+            db: RwLock::new(db),
+            reopen,
+            health: health::Health::default(),
+            gate: compact::Gate::default(),
+            compaction,
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -87,33 +109,58 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`. Fails at once, with
-    /// [`StoreError::Locked`], when another process holds it.
+    /// Opens (creating if needed) the store at `path`, compacting it first when it is
+    /// due by the default [`CompactPolicy`], which a running store also applies. Fails at
+    /// once, with [`StoreError::Locked`], when another process holds it.
     pub fn open(path: &Path, cache_bytes: u64) -> Result<Self, StoreError> {
+        Self::open_with(path, cache_bytes, CompactPolicy::default())
+    }
+
+    /// [`Store::open`] with a compaction policy. First completes or rolls back a
+    /// compaction a crash interrupted.
+    pub fn open_with(
+        path: &Path,
+        cache_bytes: u64,
+        policy: CompactPolicy,
+    ) -> Result<Self, StoreError> {
+        compact::finish_swap(path).map_err(|e| StoreError::Open {
+            path: path.to_path_buf(),
+            source: sled::Error::Io(e),
+        })?;
         let db = sled::Config::new()
             .path(path)
             .cache_capacity(cache_bytes)
             .open()
             .map_err(|e| open_error(path, e))?;
-        let store = Self::init(db, path)?;
-        Ok(Self {
-            shared: Arc::new(Shared {
-                db: RwLock::new(Some(store)),
-                reopen: Some((path.to_path_buf(), cache_bytes)),
-                health: health::Health::default(),
-            }),
+        let db = Self::init(db, path)?;
+        let hint = compact::Hint::read(path);
+        let store = Self {
+            shared: Arc::new(Shared::new(
+                Some(db),
+                Some((path.to_path_buf(), cache_bytes)),
+                compact::Compaction::new(policy, hint),
+            )),
             pg: None,
-        })
+        };
+        if let Err(e) = store.maybe_compact() {
+            tracing::warn!(error = %e, path = %path.display(), "store compaction at start-up failed; the store is unchanged");
+        }
+        store.start_compaction_timer();
+        Ok(store)
     }
 
-    /// The database, unless it is being reopened.
-    fn db(&self) -> Result<sled::Db, StoreError> {
-        self.shared
+    /// The database, unless it is being reopened. The operation stays inside the
+    /// store's gate while it holds the result (a compaction waits for it).
+    fn db(&self) -> Result<compact::DbRef<'_>, StoreError> {
+        let entered = self.shared.gate.enter();
+        let db = self
+            .shared
             .db
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
-            .ok_or(StoreError::Closed)
+            .ok_or(StoreError::Closed)?;
+        Ok(compact::DbRef::new(db, entered))
     }
 
     /// Why writes fail, while they do (a full disk...): for `/healthz` and the API.
@@ -200,6 +247,7 @@ impl Store {
             self.shared.health.reopened();
             return Ok(());
         };
+        let _closed = self.shared.gate.close()?;
         let mut slot = self
             .shared
             .db
@@ -241,11 +289,11 @@ impl Store {
             .open()?;
         let db = Self::init(db, Path::new("<temporary>"))?;
         Ok(Self {
-            shared: Arc::new(Shared {
-                db: RwLock::new(Some(db)),
-                reopen: None,
-                health: health::Health::default(),
-            }),
+            shared: Arc::new(Shared::new(
+                Some(db),
+                None,
+                compact::Compaction::new(CompactPolicy::off(), compact::Hint::default()),
+            )),
             pg: None,
         })
     }
