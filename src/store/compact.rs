@@ -335,6 +335,12 @@ fn remove_dir_if_there(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// Whether a compaction left anything beside the store at `path` (a copy, the marker,
+/// the old store).
+pub(super) fn interrupted(path: &Path) -> bool {
+    copy_dir(path).exists() || marker(path).exists() || old_dir(path).exists()
+}
+
 /// Completes or rolls back a swap a crash interrupted, before the store at `path` is
 /// opened: with the marker, the copy is complete and goes in (whatever step the swap
 /// reached); without it, a copy is incomplete and removed, and the database at `path`
@@ -379,7 +385,7 @@ pub(super) fn finish_swap(path: &Path) -> io::Result<bool> {
 
 /// Opens a database that this process has just closed: sled's background threads may
 /// hold its file (and the file's lock) a moment after the last handle is dropped.
-fn open_closed(config: &sled::Config) -> sled::Result<sled::Db> {
+pub(super) fn open_closed(config: &sled::Config) -> sled::Result<sled::Db> {
     let mut tries = 0;
     loop {
         match config.open() {
@@ -534,12 +540,14 @@ impl Store {
         left.write(&copy).map_err(io_error)?;
         write_marker(path).map_err(io_error)?;
         // From here the copy is the store: a crash completes the swap at the next open.
-        drop(old);
-        drop(slot.take());
+        // The old database stays open (and its file locked) until the copy is open in
+        // its place, so that another process cannot open the store meanwhile.
         let config = sled::Config::new().path(path).cache_capacity(*cache_bytes);
-        let swapped = swap(path)
+        let swapped = rename_in(path)
             .map_err(io_error)
             .and_then(|()| open_closed(&config).map_err(|e| super::open_error(path, e)));
+        drop(old);
+        drop(slot.take());
         let db = match swapped {
             Ok(db) => db,
             Err(e) => {
@@ -551,6 +559,10 @@ impl Store {
                 return Err(e);
             }
         };
+        // The old database is closed: remove it, then the marker.
+        if let Err(e) = clean_up(path) {
+            tracing::warn!(error = %e, "cannot remove the store's old copy; the next start removes it");
+        }
         let after = db.size_on_disk()?;
         *slot = Some(db);
         drop(slot);
@@ -628,14 +640,18 @@ fn write_marker(path: &Path) -> io::Result<()> {
     sync_parent(&done)
 }
 
-/// The renames of the swap, then the removals (the marker last).
-fn swap(path: &Path) -> io::Result<()> {
+/// The renames of the swap: the store aside, the copy in.
+fn rename_in(path: &Path) -> io::Result<()> {
     let old = old_dir(path);
     remove_dir_if_there(&old)?;
     fs::rename(path, &old)?;
     fs::rename(copy_dir(path), path)?;
-    sync_parent(path)?;
-    remove_dir_if_there(&old)?;
+    sync_parent(path)
+}
+
+/// After the swap: the old store goes, then the marker.
+fn clean_up(path: &Path) -> io::Result<()> {
+    remove_dir_if_there(&old_dir(path))?;
     fs::remove_file(marker(path))?;
     sync_parent(path)
 }

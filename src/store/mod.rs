@@ -123,15 +123,27 @@ impl Store {
         cache_bytes: u64,
         policy: CompactPolicy,
     ) -> Result<Self, StoreError> {
-        compact::finish_swap(path).map_err(|e| StoreError::Open {
+        let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
+        let leftovers = |e: std::io::Error| StoreError::Open {
             path: path.to_path_buf(),
             source: sled::Error::Io(e),
-        })?;
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(cache_bytes)
-            .open()
-            .map_err(|e| open_error(path, e))?;
+        };
+        let db = if path.exists() {
+            // The store's lock first: while another process holds the store (and may be
+            // compacting it), nothing beside it is touched.
+            let db = config.open().map_err(|e| open_error(path, e))?;
+            if compact::interrupted(path) {
+                drop(db);
+                compact::finish_swap(path).map_err(leftovers)?;
+                compact::open_closed(&config).map_err(|e| open_error(path, e))?
+            } else {
+                db
+            }
+        } else {
+            // A compaction stopped between its two renames: its copy goes in.
+            compact::finish_swap(path).map_err(leftovers)?;
+            config.open().map_err(|e| open_error(path, e))?
+        };
         let db = Self::init(db, path)?;
         let hint = compact::Hint::read(path);
         let store = Self {

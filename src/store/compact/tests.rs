@@ -501,3 +501,18 @@ fn an_operation_waits_while_the_gate_is_closed() {
     op.join().expect("op");
     assert!(entered.load(Ordering::SeqCst));
 }
+
+#[test]
+fn an_open_while_another_handle_holds_the_store_leaves_its_copy_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("data");
+    let held = open(&path, CompactPolicy::off());
+    // A copy under way (no marker yet), as the holder's compaction writes it.
+    fs::create_dir_all(copy_dir(&path)).expect("mkdir");
+    match Store::open_with(&path, MB, CompactPolicy::off()) {
+        Err(StoreError::Locked { .. }) => {}
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    assert!(copy_dir(&path).exists(), "the holder's copy was removed");
+    drop(held);
+}
