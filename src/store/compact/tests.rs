@@ -104,13 +104,13 @@ fn due_compares_the_file_with_ratio_times_live() {
 }
 
 #[test]
-fn due_waits_until_the_file_doubles_what_the_last_compaction_left() {
+fn due_waits_until_the_file_passes_what_the_last_compaction_left_by_half() {
     let p = policy(2, MB);
     // A copy that is itself 3 times its live data is not copied again at once...
     assert!(!due(30 * MB, Some(10 * MB), 30 * MB, &p));
-    assert!(!due(59 * MB, Some(10 * MB), 30 * MB, &p));
-    // ...only once the file has doubled since.
-    assert!(due(60 * MB, Some(10 * MB), 30 * MB, &p));
+    assert!(!due(45 * MB - 1, Some(10 * MB), 30 * MB, &p));
+    // ...only once the file has grown by half since.
+    assert!(due(45 * MB, Some(10 * MB), 30 * MB, &p));
 }
 
 #[test]
