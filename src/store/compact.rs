@@ -8,22 +8,27 @@
 //!
 //! **When** ([`due`]): the file is at least [`MIN_BYTES`], more than `ratio` times the
 //! live bytes and half as large again as the last compaction left it. The live bytes come
-//! from a hint kept beside the database (`compact.live`, written by the last
-//! measurement or compaction); when the hint says it is time, a scan measures them before
-//! a copy is made. The store checks at start-up ([`Store::open`], before any other use)
+//! from a hint in the sled directory (`compact.live`, written by the last measurement or
+//! compaction; sled ignores the file); when the hint says it is time, or there is none, a
+//! scan measures them before a copy is made. The store checks at start-up ([`Store::open`], before any other use)
 //! and every [`EVERY`] on a thread of its own.
 //!
 //! **No write is lost.** Every operation of the store reaches the database through
 //! [`Gate::enter`] and holds it until it is done; a compaction closes the gate and waits
 //! until no operation holds it, so no handle on the old database is used once the copy
-//! has begun. Operations wait during a compaction; one thread may enter again while it
-//! holds the gate (one operation calling another).
+//! has begun. Operations wait during a compaction, reads too (a reader left on the old
+//! database would look for sled's blob files under a path that is now the copy's); one
+//! thread may enter again while it holds the gate (one operation calling another).
+//!
+//! **Feed stamps keep increasing**: they come from sled's ID generator, which the copy
+//! continues above the old database's (`copy_into`).
 //!
 //! **Crash safety.** The copy is written to `<path>.compact`, flushed, then
 //! `<path>.compact.done` is written and synced; the swap renames `<path>` to
 //! `<path>.old` and `<path>.compact` to `<path>`, then removes `<path>.old` and the
-//! marker. [`finish_swap`], run by every open, completes a swap whose marker exists and
-//! removes a copy without one, so a crash at any point leaves the old database or the
+//! marker. Every open takes the store's lock first (nothing is touched while another
+//! process holds the store), then [`finish_swap`] completes a swap whose marker exists
+//! and removes a copy without one, so a crash at any point leaves the old database or the
 //! complete copy, never neither.
 
 use std::collections::HashMap;
