@@ -516,3 +516,32 @@ fn an_open_while_another_handle_holds_the_store_leaves_its_copy_alone() {
     assert!(copy_dir(&path).exists(), "the holder's copy was removed");
     drop(held);
 }
+
+#[test]
+fn the_timer_compacts_a_running_store_and_ends_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("data");
+    let s = open(
+        &path,
+        CompactPolicy {
+            ratio: 2,
+            min_bytes: MB,
+            every: Some(std::time::Duration::from_millis(20)),
+        },
+    );
+    let before = {
+        busy(&s, 4, 60);
+        dump(&s)
+    };
+    // The timer's thread compacts on its own (the hint records what it left).
+    let mut looks = 0;
+    while Hint::read(&path).left == 0 {
+        looks += 1;
+        assert!(looks < 3_000, "no compaction by the timer");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(dump(&s), before);
+    drop(s);
+    // The thread ends with the store: the store opens again.
+    assert_eq!(dump(&open(&path, CompactPolicy::off())), before);
+}
