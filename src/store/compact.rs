@@ -422,8 +422,14 @@ pub(super) fn live_bytes(db: &sled::Db) -> Result<u64, StoreError> {
 
 /// Copies every tree of `from` into a new database at `to`, whose ID generator goes on
 /// above `next_id` (the feed stamps' sequence must keep increasing). Returns the keys and
-/// bytes copied. `to` is flushed and closed on return.
-fn copy_into(from: &sled::Db, to: &Path, next_id: u64) -> Result<(u64, u64), StoreError> {
+/// bytes copied. `to` (with a page cache of `cache_bytes`, the store's) is flushed and
+/// closed on return.
+fn copy_into(
+    from: &sled::Db,
+    to: &Path,
+    next_id: u64,
+    cache_bytes: u64,
+) -> Result<(u64, u64), StoreError> {
     // sled restarts its ID generator at the persisted counter plus twice the persist
     // interval (its documented recovery rule): with an interval of half a multiple of its
     // default interval at or above `next_id`, one reopen puts the generator there, and
@@ -434,7 +440,7 @@ fn copy_into(from: &sled::Db, to: &Path, next_id: u64) -> Result<(u64, u64), Sto
     let config = || {
         sled::Config::new()
             .path(to)
-            .cache_capacity(16 * 1024 * 1024)
+            .cache_capacity(cache_bytes)
             .idgen_persist_interval(interval)
     };
     let (mut keys, mut bytes) = (0u64, 0u64);
@@ -525,7 +531,7 @@ impl Store {
         let next_id = old.generate_id()?;
         let copy = copy_dir(path);
         remove_dir_if_there(&copy).map_err(io_error)?;
-        let copied = copy_into(&old, &copy, next_id).and_then(|kept| {
+        let copied = copy_into(&old, &copy, next_id, *cache_bytes).and_then(|kept| {
             fs::File::open(&copy)
                 .and_then(|d| d.sync_all())
                 .map_err(io_error)?;
