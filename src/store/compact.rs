@@ -2,9 +2,8 @@
 //! swapped in, when the file has grown past a multiple of the live data.
 //!
 //! sled 0.34 appends every write to its log and cleans old segments lazily; under a
-//! steady write rate its cleaning falls behind and the file (and sled's page table in
-//! memory with it) keeps growing while the live data stays flat. A copy holds only the
-//! live data.
+//! steady write rate its cleaning falls behind and the file keeps growing while the live
+//! data stays flat. A copy holds only the live data (and sled's overhead on it).
 //!
 //! **When** ([`due`]): the file is at least [`MIN_BYTES`], more than `ratio` times the
 //! live bytes and half as large again as the last compaction left it. The live bytes come
