@@ -11,8 +11,16 @@
 //! further per round. Prints bytes on disk per watch (the data directory's files) every
 //! `--every` rounds.
 //!
+//! Compaction runs as `serve` runs it: the store opens with the policy of
+//! `storage.compact_ratio` (`--compact-ratio`, default the store's default; 0 = off;
+//! `--compact-min-mb` sets the size below which it never compacts, default 32) and
+//! [`Store::maybe_compact`] is called after every round, as `serve`'s store does every
+//! ten minutes (a round is an hour of the watches' clock). The compactions, the live
+//! bytes they copied and how long writes waited for them are printed at the end.
+//!
 //! ```sh
-//! cargo bench --bench storesoak -- --watches 1000 --checks 2000 --every 250
+//! cargo run --release --example storesoak -- --watches 100 --checks 1000 --every 100
+//! cargo run --release --example storesoak -- --watches 100 --checks 1000 --every 100 --compact-ratio 0
 //! ```
 
 use std::collections::HashSet;
@@ -22,7 +30,7 @@ use std::time::Instant;
 use sitefeed::model::{Item, Link, Status, Watch, WatchId};
 use sitefeed::schedule::Adaptive;
 use sitefeed::state::WatchState;
-use sitefeed::store::{CheckRecord, Store};
+use sitefeed::store::{CheckRecord, CompactOutcome, CompactPolicy, Store};
 
 struct Rng(u64);
 impl Rng {
@@ -282,7 +290,17 @@ fn main() {
             PathBuf::from,
         );
     let _ = std::fs::remove_dir_all(&dir);
-    let store = Store::open(&dir, cache_mb << 20).expect("open store");
+    let policy = CompactPolicy {
+        ratio: arg(&args, "--compact-ratio", CompactPolicy::default().ratio),
+        min_bytes: arg(
+            &args,
+            "--compact-min-mb",
+            CompactPolicy::default().min_bytes >> 20,
+        ) << 20,
+        every: None,
+    };
+    let store = Store::open_with(&dir, cache_mb << 20, policy).expect("open store");
+    let mut compactions: Vec<sitefeed::store::Compacted> = Vec::new();
     let start = 1_800_000_000_i64;
     let mut pages = Vec::new();
     let mut ids = Vec::new();
@@ -314,27 +332,62 @@ fn main() {
     }
     println!(
         "| checks per watch | bytes per watch on disk (files) | sled size_on_disk per watch \
-         | live bytes per watch (keys + values) | disk ÷ live | seconds |"
+         | live bytes per watch (keys + values) | disk ÷ live | resident MB | compactions | seconds |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let t0 = Instant::now();
     for round in 0..=checks {
         let now = start + i64::try_from(round).unwrap_or(0) * 3600;
         for (page, id) in pages.iter_mut().zip(&ids) {
             check(&store, id, page, round, now);
         }
+        match store.maybe_compact() {
+            Ok(CompactOutcome::Compacted(c)) => compactions.push(c),
+            Ok(_) => {}
+            Err(e) => eprintln!("compaction failed: {e}"),
+        }
         if round % every == 0 || round == checks {
             store.flush().expect("flush");
             let files = du(&dir);
             let live: u64 = store.usage().expect("usage").iter().map(|u| u.bytes).sum();
             println!(
-                "| {round} | {} | {} | {} | {:.1} | {:.0} |",
+                "| {round} | {} | {} | {} | {:.1} | {} | {} | {:.0} |",
                 files / watches as u64,
                 store.size_on_disk() / watches as u64,
                 live / watches as u64,
                 files as f64 / live.max(1) as f64,
+                resident_mb(),
+                compactions.len(),
                 t0.elapsed().as_secs_f64()
             );
         }
     }
+    print_compactions(&compactions);
+}
+
+/// One row per compaction: what it copied and how long writes waited.
+fn print_compactions(compactions: &[sitefeed::store::Compacted]) {
+    println!();
+    println!("| compaction | live MB copied | keys | file MB before → after | writes waited (ms) | ms per live MB |");
+    println!("|---|---|---|---|---|---|");
+    for (i, c) in compactions.iter().enumerate() {
+        let live_mb = c.live_bytes as f64 / f64::from(1 << 20);
+        println!(
+            "| {} | {live_mb:.1} | {} | {:.1} → {:.1} | {} | {:.0} |",
+            i + 1,
+            c.keys,
+            c.before as f64 / f64::from(1 << 20),
+            c.after as f64 / f64::from(1 << 20),
+            c.took.as_millis(),
+            c.took.as_secs_f64() * 1000.0 / live_mb.max(0.001)
+        );
+    }
+}
+
+/// Resident memory of this process (Linux; 0 elsewhere).
+fn resident_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| (pages * 4096) >> 20)
 }

@@ -33,6 +33,7 @@ pub const ENV_KEYS: &[(&str, &str, Kind)] = &[
     ("storage", "backend", Kind::Text),
     ("storage", "url", Kind::Text),
     ("storage", "lease_secs", Kind::Scalar),
+    ("storage", "compact_ratio", Kind::Scalar),
     ("fetch", "user_agent", Kind::Text),
     ("fetch", "contact", Kind::Text),
     ("fetch", "timeout_secs", Kind::Scalar),

@@ -29,7 +29,7 @@ pub use fetch::{FetchConfig, RawFetch};
 pub use items::{FullText, ItemsConfig, RawItems};
 pub use schedule::{RawSchedule, ScheduleConfig};
 pub use server::{RawServer, ServerConfig, StringList};
-pub use storage::{Backend, RawStorage, StorageConfig, DEFAULT_LEASE_SECS};
+pub use storage::{Backend, RawStorage, StorageConfig, DEFAULT_COMPACT_RATIO, DEFAULT_LEASE_SECS};
 
 pub use crate::model::Strategy;
 

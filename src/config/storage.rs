@@ -16,6 +16,10 @@ const DEFAULT_CACHE_BYTES: u64 = 4 * 1024 * 1024;
 /// Default `storage.lease_secs`.
 pub const DEFAULT_LEASE_SECS: u64 = 30;
 
+/// Default `storage.compact_ratio`: compact when the file is more than this many times
+/// the live data (a fresh copy is 2.5 to 3 times it: `bench/README.md`).
+pub const DEFAULT_COMPACT_RATIO: u64 = 4;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStorage {
@@ -24,6 +28,7 @@ pub struct RawStorage {
     pub backend: Option<String>,
     pub url: Option<String>,
     pub lease_secs: Option<u64>,
+    pub compact_ratio: Option<u64>,
 }
 
 /// The validated `[storage]` section.
@@ -37,6 +42,9 @@ pub struct StorageConfig {
     /// PostgreSQL: how long a node's hold on a host lasts without renewal (a dead node's
     /// hosts move on after it).
     pub lease: Duration,
+    /// sled: compact the store when its file exceeds this many times its live data
+    /// (and 32 MB); 0: never (`store/compact.rs`).
+    pub compact_ratio: u64,
 }
 
 /// `storage.backend`.
@@ -69,7 +77,20 @@ impl RawStorage {
                 ))
             }
         };
+        let compact_ratio = match self.compact_ratio {
+            None => DEFAULT_COMPACT_RATIO,
+            Some(r @ (0 | 2..=1000)) => r,
+            Some(r) => {
+                return Err(bad(
+                    "storage.compact_ratio",
+                    format!(
+                    "{r} is not a ratio to compact at: use 0 (off) or 2 to 1000 (the default is 4)"
+                ),
+                ))
+            }
+        };
         Ok(StorageConfig {
+            compact_ratio,
             path: self.path.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
             cache_bytes: self.cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES),
             backend,

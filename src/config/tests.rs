@@ -375,8 +375,27 @@ fn storage_backend_is_sled_unless_postgres_with_a_url() {
         ("[storage]\nbackend = \"postgres\"\n", "storage.url"),
         ("[storage]\nbackend = \"mysql\"\n", "storage.backend"),
         ("[storage]\nlease_secs = 0\n", "storage.lease_secs"),
+        ("[storage]\ncompact_ratio = 1\n", "storage.compact_ratio"),
+        ("[storage]\ncompact_ratio = 1001\n", "storage.compact_ratio"),
     ] {
         let e = Config::from_toml(bad, Path::new("t.toml"), &no_env).expect_err(bad);
         assert!(e.to_string().contains(key), "{e}");
     }
+}
+
+#[test]
+fn compact_ratio_defaults_to_the_stores_and_takes_zero_for_off_and_the_env() {
+    let ratio = |text: &str, env: &dyn Fn(&str) -> Option<String>| {
+        Config::from_toml(text, Path::new("t.toml"), env)
+            .expect("config")
+            .storage
+            .compact_ratio
+    };
+    assert_eq!(
+        ratio("", &no_env),
+        crate::store::CompactPolicy::default().ratio
+    );
+    assert_eq!(ratio("[storage]\ncompact_ratio = 0\n", &no_env), 0);
+    let env = |k: &str| (k == "SITEFEED_STORAGE_COMPACT_RATIO").then(|| "8".to_owned());
+    assert_eq!(ratio("[storage]\ncompact_ratio = 3\n", &env), 8);
 }

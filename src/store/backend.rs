@@ -3,11 +3,12 @@
 //! only the PostgreSQL backend has (with sled one node holds every host). Every other
 //! operation dispatches at the top of its method in `mod.rs`.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::pg::{PgOptions, PgStore};
-use super::{health, Shared, Store, StoreError};
+use super::CompactPolicy;
+use super::{Shared, Store, StoreError};
 use crate::config::{Backend, StorageConfig};
 use crate::model::WatchId;
 
@@ -36,7 +37,14 @@ impl Store {
     /// (migrated to the newest schema) as one node among others.
     pub fn from_config(storage: &StorageConfig, node: NodeLimits) -> Result<Self, StoreError> {
         match &storage.backend {
-            Backend::Sled => Self::open(&storage.path, storage.cache_bytes),
+            Backend::Sled => Self::open_with(
+                &storage.path,
+                storage.cache_bytes,
+                CompactPolicy {
+                    ratio: storage.compact_ratio,
+                    ..CompactPolicy::default()
+                },
+            ),
             Backend::Postgres { url } => {
                 let mut opts = PgOptions::new(url);
                 opts.lease = storage.lease;
@@ -52,11 +60,14 @@ impl Store {
     pub fn postgres(opts: PgOptions) -> Result<Self, StoreError> {
         let pg = PgStore::connect(opts)?;
         Ok(Self {
-            shared: Arc::new(Shared {
-                db: RwLock::new(None),
-                reopen: None,
-                health: health::Health::default(),
-            }),
+            shared: Arc::new(Shared::new(
+                None,
+                None,
+                super::compact::Compaction::new(
+                    super::CompactPolicy::off(),
+                    super::compact::Hint::default(),
+                ),
+            )),
             pg: Some(pg),
         })
     }

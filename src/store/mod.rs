@@ -10,11 +10,14 @@
 
 mod backend;
 mod codec;
+mod compact;
 mod edits;
+mod gate;
 mod health;
 mod items;
 mod keys;
 mod links;
+mod open;
 pub mod pg;
 mod seen;
 mod stamp;
@@ -22,10 +25,11 @@ mod state;
 pub mod transfer;
 
 pub use backend::NodeLimits;
+pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
 pub use stamp::Usage;
 pub use state::{CheckRecord, CrawlRecord, WatchHistory};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use serde::{de::DeserializeOwned, Serialize};
@@ -81,6 +85,10 @@ struct Shared {
     /// Where and how to reopen it (`None`: a temporary store).
     reopen: Option<(PathBuf, u64)>,
     health: health::Health,
+    /// Every operation holds it while it uses the database; a compaction or a reopen
+    /// closes it (`compact.rs`).
+    gate: gate::Gate,
+    compaction: compact::Compaction,
 }
 
 impl std::fmt::Debug for Store {
@@ -90,33 +98,18 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`. Fails at once, with
-    /// [`StoreError::Locked`], when another process holds it.
-    pub fn open(path: &Path, cache_bytes: u64) -> Result<Self, StoreError> {
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(cache_bytes)
-            .open()
-            .map_err(|e| open_error(path, e))?;
-        let store = Self::init(db, path)?;
-        Ok(Self {
-            shared: Arc::new(Shared {
-                db: RwLock::new(Some(store)),
-                reopen: Some((path.to_path_buf(), cache_bytes)),
-                health: health::Health::default(),
-            }),
-            pg: None,
-        })
-    }
-
-    /// The database, unless it is being reopened.
-    fn db(&self) -> Result<sled::Db, StoreError> {
-        self.shared
+    /// The database, unless it is being reopened. The operation stays inside the
+    /// store's gate while it holds the result (a compaction waits for it).
+    fn db(&self) -> Result<gate::DbRef<'_>, StoreError> {
+        let entered = self.shared.gate.enter();
+        let db = self
+            .shared
             .db
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
-            .ok_or(StoreError::Closed)
+            .ok_or(StoreError::Closed)?;
+        Ok(gate::DbRef::new(db, entered))
     }
 
     /// Why writes fail, while they do (a full disk...): for `/healthz` and the API.
@@ -194,92 +187,9 @@ impl Store {
             Ok(())
         })
     }
-
-    /// Closes and opens the database again. The old handle must be gone before the new
-    /// one can take the directory's lock; if the open fails, the store stays closed
-    /// (every operation answers [`StoreError::Closed`]) and the next recovery tries again.
-    fn reopen(&self) -> Result<(), StoreError> {
-        let Some((path, cache_bytes)) = &self.shared.reopen else {
-            self.shared.health.reopened();
-            return Ok(());
-        };
-        let mut slot = self
-            .shared
-            .db
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        drop(slot.take());
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(*cache_bytes)
-            .open()
-            .map_err(|e| open_error(path, e))?;
-        *slot = Some(db);
-        self.shared.health.reopened();
-        tracing::debug!(path = %path.display(), "store reopened");
-        Ok(())
-    }
-}
-
-fn open_error(path: &Path, e: sled::Error) -> StoreError {
-    match &e {
-        sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
-            StoreError::Locked {
-                path: path.to_path_buf(),
-            }
-        }
-        _ => StoreError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    }
 }
 
 impl Store {
-    /// A store in a temporary directory, removed when dropped (replay, tests).
-    pub fn temporary() -> Result<Self, StoreError> {
-        let db = sled::Config::new()
-            .temporary(true)
-            .cache_capacity(8 * 1024 * 1024)
-            .open()?;
-        let db = Self::init(db, Path::new("<temporary>"))?;
-        Ok(Self {
-            shared: Arc::new(Shared {
-                db: RwLock::new(Some(db)),
-                reopen: None,
-                health: health::Health::default(),
-            }),
-            pg: None,
-        })
-    }
-
-    fn init(db: sled::Db, path: &Path) -> Result<sled::Db, StoreError> {
-        match db.get(keys::SCHEMA)? {
-            None => {
-                db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
-                db.flush()?;
-            }
-            Some(v) => {
-                let found = v.as_ref().try_into().map(u32::from_be_bytes).map_err(|_| {
-                    StoreError::Corrupt {
-                        key: "v".into(),
-                        reason: "schema version is not 4 bytes".into(),
-                    }
-                })?;
-                if found > SCHEMA_VERSION {
-                    return Err(StoreError::NewerSchema {
-                        path: path.to_path_buf(),
-                        found,
-                    });
-                }
-                if found < 2 {
-                    Self::migrate_1_to_2(&db)?;
-                }
-            }
-        }
-        Ok(db)
-    }
-
     /// Adds `watch` unless a watch with its id exists. Returns whether it was added.
     fn insert_watch_unguarded(
         &self,
