@@ -13,11 +13,13 @@
 //! and every [`EVERY`] on a thread of its own.
 //!
 //! **No write is lost.** Every operation of the store reaches the database through
-//! [`super::gate::Gate::enter`] and holds it until it is done; a compaction closes the gate and waits
-//! until no operation holds it, so no handle on the old database is used once the copy
-//! has begun. Operations wait during a compaction, reads too (a reader left on the old
-//! database would look for sled's blob files under a path that is now the copy's); one
-//! thread may enter again while it holds the gate (one operation calling another).
+//! the gate ([`super::gate::Gate`]) and holds it until it is done, to write or to read
+//! only. A compaction keeps writes out and waits until no operation writes, copies
+//! while reads go on (nothing changes under them), then keeps reads out too for the
+//! swap (a reader left on the old database would look for sled's blob files under a
+//! path that is now the copy's), which takes milliseconds. Writes wait for the whole
+//! compaction; one thread may enter again while it holds the gate (one operation
+//! calling another).
 //!
 //! **Feed stamps keep increasing**: they come from sled's ID generator, which the copy
 //! continues above the old database's (`copy_into`).
@@ -111,7 +113,7 @@ pub struct Compacted {
     /// The file before and after.
     pub before: u64,
     pub after: u64,
-    /// How long operations waited (the copy and the swap).
+    /// How long writes waited (the copy and the swap).
     pub took: Duration,
 }
 
@@ -374,7 +376,7 @@ impl Store {
         if !due(on_disk, hint.live, hint.left, &policy) {
             return Ok(Outcome::NotDue);
         }
-        let live = live_bytes(&*self.db()?)?;
+        let live = live_bytes(&*self.db_read()?)?;
         let measured = Hint {
             live: Some(live),
             left: hint.left,
@@ -390,7 +392,8 @@ impl Store {
     }
 
     /// Copies the live data into a fresh database and swaps it in (see the module's
-    /// notes). Operations wait meanwhile. A temporary store is left as it is.
+    /// notes). Writes wait meanwhile, reads only for the swap. A temporary store is left
+    /// as it is.
     pub fn compact(&self) -> Result<Compacted, StoreError> {
         let Some((path, cache_bytes)) = &self.shared.reopen else {
             return Ok(Compacted {
@@ -401,14 +404,16 @@ impl Store {
                 took: Duration::ZERO,
             });
         };
-        let _closed = self.shared.gate.close()?;
+        // Writes wait for the copy; reads go on (nothing changes under them).
+        let writes = self.shared.gate.close_writes()?;
         let start = Instant::now();
-        let mut slot = self
+        let old = self
             .shared
             .db
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        let old = slot.clone().ok_or(StoreError::Closed)?;
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or(StoreError::Closed)?;
         old.flush()?;
         let before = old.size_on_disk()?;
         let next_id = old.generate_id()?;
@@ -436,8 +441,16 @@ impl Store {
         left.write(&copy).map_err(io_error)?;
         write_marker(path).map_err(io_error)?;
         // From here the copy is the store: a crash completes the swap at the next open.
-        // The old database stays open (and its file locked) until the copy is open in
-        // its place, so that another process cannot open the store meanwhile.
+        // Reads wait too for the swap (a reader left on the old database would look for
+        // its blob files under the path that is now the copy's). The old database stays
+        // open (and its file locked) until the copy is open in its place, so that another
+        // process cannot open the store meanwhile.
+        let _all = self.shared.gate.close_all(&writes);
+        let mut slot = self
+            .shared
+            .db
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         let config = sled::Config::new().path(path).cache_capacity(*cache_bytes);
         let swapped = rename_in(path)
             .map_err(io_error)

@@ -1,8 +1,11 @@
 //! The gate between the store's operations and its sled database: every operation
-//! enters it for as long as it uses the database ([`DbRef`]); a compaction or a reopen
-//! closes it and waits until no operation is inside, so nothing uses a handle on a
-//! database that is being replaced. A thread that is inside may enter again (one
-//! operation calling another).
+//! enters it for as long as it uses the database ([`DbRef`]), to write or to read only.
+//! A compaction first keeps writes out while it copies (reads go on: nothing changes
+//! under them), then everyone out for the swap; a reopen keeps everyone out. So no write
+//! is lost in the copy, and nothing uses a handle on a database that is being replaced.
+//! A thread that is inside may enter again (one operation calling another); a thread
+//! that only reads must not start a write before its read ends (a store operation that
+//! writes enters to write from its start).
 
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -10,8 +13,8 @@ use std::thread::ThreadId;
 
 use super::StoreError;
 
-/// Which threads use the database now, and whether a compaction (or a reopen) waits for
-/// them to finish to have it alone.
+/// Which threads use the database now (to read, or to write), and whether a compaction
+/// or a reopen keeps writes out (the copy) or everyone out (the swap).
 #[derive(Debug, Default)]
 pub(super) struct Gate {
     inner: Mutex<GateInner>,
@@ -20,14 +23,38 @@ pub(super) struct Gate {
 
 #[derive(Debug, Default)]
 struct GateInner {
-    holders: HashMap<ThreadId, usize>,
+    holders: HashMap<ThreadId, Held>,
+    /// Writes wait (a compaction copies the database).
+    writes_closed: bool,
+    /// Everything waits (the copy is swapped in, or the database reopened).
     closed: bool,
+}
+
+/// What one thread holds: entries to read and entries to write.
+#[derive(Debug, Default, Clone, Copy)]
+struct Held {
+    reads: usize,
+    writes: usize,
 }
 
 /// One thread's use of the database; ends when dropped.
 #[derive(Debug)]
 pub(super) struct Entered<'a> {
     gate: &'a Gate,
+    write: bool,
+}
+
+/// Writes kept out; the gate opens to them again when dropped.
+#[derive(Debug)]
+pub(super) struct WritesClosed<'a> {
+    gate: &'a Gate,
+}
+
+/// Both closed; reads, then writes, are let in again when dropped (fields drop in order).
+#[derive(Debug)]
+pub(super) struct FullyClosed<'a> {
+    _all: Closed<'a>,
+    _writes: WritesClosed<'a>,
 }
 
 /// The database to oneself; the gate opens again when dropped.
@@ -41,20 +68,44 @@ impl Gate {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Waits while the gate is closed, unless this thread is already in.
+    fn wait<'g>(&self, g: MutexGuard<'g, GateInner>) -> MutexGuard<'g, GateInner> {
+        self.changed.wait(g).unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Enters to write: waits while writes are kept out, unless this thread already
+    /// writes (one operation calling another).
     pub fn enter(&self) -> Entered<'_> {
         let me = std::thread::current().id();
         let mut g = self.lock();
-        while g.closed && !g.holders.contains_key(&me) {
-            g = self.changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+        while (g.writes_closed || g.closed) && !g.holders.get(&me).is_some_and(|h| h.writes > 0) {
+            g = self.wait(g);
         }
-        *g.holders.entry(me).or_insert(0) += 1;
-        Entered { gate: self }
+        g.holders.entry(me).or_default().writes += 1;
+        Entered {
+            gate: self,
+            write: true,
+        }
     }
 
-    /// Closes the gate and waits until no thread is in. Refused (rather than waiting
-    /// for itself for ever) on a thread that is in.
-    pub fn close(&self) -> Result<Closed<'_>, StoreError> {
+    /// Enters to read only: waits only while everything is kept out (a swap, a
+    /// reopen), unless this thread is already in. A read goes on while a compaction
+    /// copies the database: nothing writes meanwhile, and the copy holds what it reads.
+    pub fn enter_read(&self) -> Entered<'_> {
+        let me = std::thread::current().id();
+        let mut g = self.lock();
+        while g.closed && !g.holders.contains_key(&me) {
+            g = self.wait(g);
+        }
+        g.holders.entry(me).or_default().reads += 1;
+        Entered {
+            gate: self,
+            write: false,
+        }
+    }
+
+    /// Keeps writes out and waits until no thread writes; reads go on. Refused
+    /// (rather than waiting for itself for ever) on a thread that is in.
+    pub fn close_writes(&self) -> Result<WritesClosed<'_>, StoreError> {
         let me = std::thread::current().id();
         let mut g = self.lock();
         if g.holders.contains_key(&me) {
@@ -63,14 +114,34 @@ impl Gate {
                     .into(),
             )));
         }
-        while g.closed {
-            g = self.changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+        while g.writes_closed || g.closed {
+            g = self.wait(g);
         }
+        g.writes_closed = true;
+        while g.holders.values().any(|h| h.writes > 0) {
+            g = self.wait(g);
+        }
+        Ok(WritesClosed { gate: self })
+    }
+
+    /// Keeps everyone out and waits until no thread is in (a reopen).
+    pub fn close(&self) -> Result<FullyClosed<'_>, StoreError> {
+        let writes = self.close_writes()?;
+        let all = self.close_all(&writes);
+        Ok(FullyClosed {
+            _all: all,
+            _writes: writes,
+        })
+    }
+
+    /// With writes kept out, keeps reads out too and waits until no thread is in.
+    pub fn close_all<'a>(&'a self, _writes: &WritesClosed<'a>) -> Closed<'a> {
+        let mut g = self.lock();
         g.closed = true;
         while !g.holders.is_empty() {
-            g = self.changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+            g = self.wait(g);
         }
-        Ok(Closed { gate: self })
+        Closed { gate: self }
     }
 }
 
@@ -78,15 +149,24 @@ impl Drop for Entered<'_> {
     fn drop(&mut self) {
         let me = std::thread::current().id();
         let mut g = self.gate.lock();
-        if let Some(n) = g.holders.get_mut(&me) {
-            *n -= 1;
-            if *n == 0 {
-                g.holders.remove(&me);
-                if g.holders.is_empty() {
-                    self.gate.changed.notify_all();
-                }
+        if let Some(h) = g.holders.get_mut(&me) {
+            if self.write {
+                h.writes -= 1;
+            } else {
+                h.reads -= 1;
             }
+            if h.reads == 0 && h.writes == 0 {
+                g.holders.remove(&me);
+            }
+            self.gate.changed.notify_all();
         }
+    }
+}
+
+impl Drop for WritesClosed<'_> {
+    fn drop(&mut self) {
+        self.gate.lock().writes_closed = false;
+        self.gate.changed.notify_all();
     }
 }
 
@@ -129,6 +209,11 @@ mod tests {
 
     impl Gate {
         fn is_closed(&self) -> bool {
+            let g = self.lock();
+            g.closed || g.writes_closed
+        }
+
+        fn all_closed(&self) -> bool {
             self.lock().closed
         }
     }
@@ -195,5 +280,61 @@ mod tests {
         drop(closed);
         op.join().expect("op");
         assert!(entered.load(Ordering::SeqCst));
+    }
+
+    /// A compaction's copy keeps writes out but lets reads go on; its swap waits for
+    /// the reads inside and keeps new ones out; writes wait for both.
+    #[test]
+    fn reads_go_on_while_writes_wait_and_the_swap_waits_for_the_reads() {
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        let gate = Arc::new(Gate::default());
+        let flag = || Arc::new(AtomicBool::new(false));
+        let (copying, go_swap, swapped, release, wrote) = (flag(), flag(), flag(), flag(), flag());
+        let compactor = {
+            let (gate, copying, go_swap, swapped, release) = (
+                gate.clone(),
+                copying.clone(),
+                go_swap.clone(),
+                swapped.clone(),
+                release.clone(),
+            );
+            std::thread::spawn(move || {
+                let writes = gate.close_writes().expect("close writes");
+                copying.store(true, SeqCst);
+                spin_until(|| go_swap.load(SeqCst));
+                let all = gate.close_all(&writes);
+                swapped.store(true, SeqCst);
+                spin_until(|| release.load(SeqCst));
+                drop(all);
+                drop(writes);
+            })
+        };
+        spin_until(|| copying.load(SeqCst));
+        // A read enters at once during the copy.
+        drop(gate.enter_read());
+        // A write waits.
+        let writer = {
+            let (gate, wrote) = (gate.clone(), wrote.clone());
+            std::thread::spawn(move || {
+                let _in = gate.enter();
+                wrote.store(true, SeqCst);
+            })
+        };
+        let_run();
+        assert!(!wrote.load(SeqCst), "a write entered during the copy");
+        // The swap waits for a read inside.
+        let reading = gate.enter_read();
+        go_swap.store(true, SeqCst);
+        spin_until(|| gate.all_closed());
+        let_run();
+        assert!(!swapped.load(SeqCst), "swapped under a read");
+        drop(reading);
+        spin_until(|| swapped.load(SeqCst));
+        let_run();
+        assert!(!wrote.load(SeqCst), "a write entered during the swap");
+        release.store(true, SeqCst);
+        compactor.join().expect("compactor");
+        writer.join().expect("writer");
+        assert!(wrote.load(SeqCst), "the write went in after the compaction");
     }
 }

@@ -166,7 +166,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.items(id, limit);
         }
-        let db = self.db()?;
+        let db = self.db_read()?;
         let mut out = Vec::new();
         for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)).rev() {
             if out.len() >= limit {

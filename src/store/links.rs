@@ -28,7 +28,7 @@ fn corrupt(key: &[u8]) -> StoreError {
 impl Store {
     /// The link array of `id` and how it is stored.
     pub(super) fn stored_links(&self, id: &WatchId) -> Result<Stored, StoreError> {
-        let db = self.db()?;
+        let db = self.db_read()?;
         let key = keys::watch_key(keys::LINKS, id);
         let Some(base) = db.get(&key)? else {
             return Ok(Stored {

@@ -98,10 +98,23 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// The database, unless it is being reopened. The operation stays inside the
-    /// store's gate while it holds the result (a compaction waits for it).
+    /// The database to write (and read), unless it is being reopened. The operation
+    /// stays inside the store's gate while it holds the result; a compaction waits for
+    /// it, and it waits for a compaction.
     fn db(&self) -> Result<gate::DbRef<'_>, StoreError> {
         let entered = self.shared.gate.enter();
+        self.db_entered(entered)
+    }
+
+    /// The database to read only: goes on while a compaction copies it, waits only for
+    /// the swap. The caller must not write through it, nor start a write before it is
+    /// dropped.
+    fn db_read(&self) -> Result<gate::DbRef<'_>, StoreError> {
+        let entered = self.shared.gate.enter_read();
+        self.db_entered(entered)
+    }
+
+    fn db_entered<'a>(&'a self, entered: gate::Entered<'a>) -> Result<gate::DbRef<'a>, StoreError> {
         let db = self
             .shared
             .db
@@ -225,7 +238,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.watches();
         }
-        self.db()?
+        self.db_read()?
             .scan_prefix([keys::WATCH])
             .map(|kv| {
                 let (k, v) = kv?;
@@ -265,7 +278,7 @@ impl Store {
             return pg.page_links(id, url);
         }
         let key = keys::page(id, url);
-        match self.db()?.get(&key)? {
+        match self.db_read()?.get(&key)? {
             None => Ok(Vec::new()),
             Some(v) => codec::decode_links(&v).ok_or_else(|| StoreError::Corrupt {
                 key: String::from_utf8_lossy(&key).into_owned(),
@@ -284,7 +297,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.is_seen(id, url);
         }
-        Ok(self.db()?.contains_key(keys::seen(id, url))?)
+        Ok(self.db_read()?.contains_key(keys::seen(id, url))?)
     }
 
     /// Removes a watch and everything stored for it. Returns whether it existed.
@@ -401,7 +414,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.due(now, limit);
         }
-        self.db()?
+        self.db_read()?
             .range([keys::DUE].as_slice()..keys::due_until(now).as_slice())
             .keys()
             .take(limit)
@@ -420,7 +433,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.next_due();
         }
-        match self.db()?.scan_prefix([keys::DUE]).keys().next() {
+        match self.db_read()?.scan_prefix([keys::DUE]).keys().next() {
             Some(k) => Ok(keys::parse_due(&k?).map(|(at, _)| at)),
             None => Ok(None),
         }
@@ -432,7 +445,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.due_len();
         }
-        self.db()
+        self.db_read()
             .map_or(0, |db| db.scan_prefix([keys::DUE]).count())
     }
 
@@ -441,7 +454,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.size_on_disk();
         }
-        self.db()
+        self.db_read()
             .ok()
             .and_then(|db| db.size_on_disk().ok())
             .unwrap_or(0)
@@ -460,7 +473,7 @@ impl Store {
     }
 
     fn get<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, StoreError> {
-        match self.db()?.get(key)? {
+        match self.db_read()?.get(key)? {
             Some(v) => decode(key, &v).map(Some),
             None => Ok(None),
         }

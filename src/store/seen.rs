@@ -97,7 +97,7 @@ impl Store {
             return pg.seen_len(id);
         }
         Ok(self
-            .db()?
+            .db_read()?
             .scan_prefix(keys::watch_key(keys::SEEN, id))
             .count())
     }

@@ -48,7 +48,7 @@ impl Store {
             return pg.feed_stamp(id);
         }
         let key = keys::watch_key(keys::FEED, id);
-        match self.db()?.get(&key)? {
+        match self.db_read()?.get(&key)? {
             None => Ok(None),
             Some(v) => FeedStamp::decode(&v)
                 .map(Some)
@@ -100,7 +100,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.watch_renders();
         }
-        self.db()?
+        self.db_read()?
             .scan_prefix([keys::RENDER])
             .values()
             .map(|v| {
@@ -115,7 +115,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.failing_watches();
         }
-        self.db()?
+        self.db_read()?
             .scan_prefix([keys::FAILING])
             .keys()
             .map(|k| {
@@ -186,7 +186,7 @@ impl Store {
             return pg.usage();
         }
         let mut by: std::collections::BTreeMap<u8, (u64, u64)> = std::collections::BTreeMap::new();
-        for kv in self.db()?.iter() {
+        for kv in self.db_read()?.iter() {
             let (k, v) = kv?;
             let e = by.entry(k.first().copied().unwrap_or(0)).or_default();
             e.0 += 1;
