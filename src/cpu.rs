@@ -42,9 +42,33 @@ where
     }
 }
 
+/// Runs `f`, which waits on the disk (a store write and its flush, which may also wait
+/// for a compaction's copy), on the blocking pool without taking a core's permit, and
+/// returns its result. A panic in `f` continues in the caller.
+pub async fn wait_on_disk<T, F>(f: F) -> T
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(v) => v,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A wait on the disk leaves the async thread (a current-thread runtime would
+    /// otherwise stop while the disk is slow).
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_wait_on_the_disk_runs_off_the_async_thread() {
+        let here = std::thread::current().id();
+        let there = wait_on_disk(move || std::thread::current().id()).await;
+        assert_ne!(here, there);
+    }
 
     #[tokio::test(flavor = "current_thread")]
     async fn runs_off_the_async_thread_and_bounds_the_parallelism() {

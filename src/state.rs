@@ -85,7 +85,7 @@ pub struct WatchState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_error: Option<String>,
     /// Items of a `full` watch still waiting for their article, oldest first (queued by
-    /// the check that stored them, taken off by [`Store::add_full_text`]).
+    /// the check that stored them, taken off by [`crate::store::Store::add_full_text`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub full_text: Vec<crate::model::PendingText>,
 }

@@ -312,7 +312,9 @@ impl App {
         let lock = self.lock_for(id);
         let _guard = lock.lock().await;
         let render = self.store.watch(id)?.map(|w| w.render);
-        let removed = self.store.remove_watch(id)?;
+        // The removal's batch and flush wait for the disk: off the async workers.
+        let (store, key) = (self.store.clone(), id.clone());
+        let removed = crate::cpu::wait_on_disk(move || store.remove_watch(&key)).await?;
         if let (true, Some(render)) = (removed, render) {
             self.metrics.watch_removed(render);
         }
@@ -404,7 +406,10 @@ impl App {
                 .to_owned()
         });
         let due = (rebaselined || resumed).then_some(now);
-        self.store.update_watch(&w, rebaselined, note, due)?;
+        // The write and its flush wait for the disk: off the async workers.
+        let (store, edited) = (self.store.clone(), w.clone());
+        crate::cpu::wait_on_disk(move || store.update_watch(&edited, rebaselined, note, due))
+            .await?;
         self.wake.notify_one();
         Ok(Edited {
             watch: w,

@@ -1,7 +1,7 @@
 //! A watch's page (`/watches/<id>`): its state, feeds, latest items and recent checks,
 //! the edit form, and the buttons that check, pause or remove it; the preview of what
 //! sitefeed extracts from the page now. Uses the page shell of [`super`],
-//! [`crate::server::preview`] and [`crate::app::App`].
+//! [`crate::app::App::preview`] and [`crate::app::App`].
 
 use std::sync::Arc;
 
