@@ -2,7 +2,7 @@
 //! service ([`crate::app::App`]), or, when `sitefeed serve` holds the store, through the
 //! running server ([`remote`], over the typed client [`crate::remote::Client`]); both
 //! print the same ([`print`](mod@print)). The offline commands call [`crate::offline`] and
-//! [`crate::eval`].
+//! `eval` (the feature of that name).
 //!
 //! May use: app, config, daemon, dto, error, eval, offline, remote, store.
 
