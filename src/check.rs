@@ -365,20 +365,33 @@ async fn analyse_on_pool(
         let mut crawl = crawl;
         let template = crawl.as_ref().map(crate::crawl::Crawl::template);
         let input = crate::crawl::root_input(&page, template, &tracking);
-        let mut a = analyse(
-            &store.history(&watch.id),
-            &watch,
-            &prev.prev(),
-            &input,
-            &Params::default(),
-            now,
-        )?;
+        let mut a = analyse_stored(&store, &watch, &prev, &input, now)?;
         if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
             c.root(&page, analysis)?;
         }
         Ok((a, crawl))
     })
     .await
+}
+
+/// The one analysis of a page against what `store` keeps of `watch` (its state `prev`,
+/// its last links and seen URLs), with the default parameters: what a check runs, and
+/// the preview too, so that it shows exactly what the next check would do.
+pub fn analyse_stored(
+    store: &Store,
+    watch: &Watch,
+    prev: &WatchState,
+    input: &PageInput<'_>,
+    now: i64,
+) -> Result<Result<Analysis, Unusable>, StoreError> {
+    analyse(
+        &store.history(&watch.id),
+        watch,
+        &prev.prev(),
+        input,
+        &Params::default(),
+        now,
+    )
 }
 
 /// Whole seconds of `d`, at least 1.

@@ -7,7 +7,7 @@
 use url::Url;
 
 use super::{App, AppError};
-use crate::analysis::{self, Analysis, PageInput, Params, Unusable, Verdict};
+use crate::analysis::{Analysis, PageInput, Unusable, Verdict};
 use crate::fetch::{Deferral, FetchError, FetchOutcome, Validators};
 use crate::model::{Item, Link, Watch};
 use crate::state::WatchState;
@@ -101,14 +101,7 @@ pub(super) async fn run(
             keep_pass: false,
         };
         let now = prev.last_check.unwrap_or(0);
-        let a = analysis::analyse(
-            &store.history(&watch.id),
-            &watch,
-            &prev.prev(),
-            &input,
-            &Params::default(),
-            now,
-        )?;
+        let a = crate::check::analyse_stored(&store, &watch, &prev, &input, now)?;
         Ok((a, page.url.to_string()))
     })
     .await?;
