@@ -363,6 +363,22 @@ fn main() {
         }
     }
     print_compactions(&compactions);
+    print_usage(&store, watches);
+}
+
+/// The live bytes per watch by key kind (`keys.rs` names the kinds).
+fn print_usage(store: &Store, watches: usize) {
+    println!();
+    println!("| kind | keys per watch | live bytes per watch |");
+    println!("|---|---|---|");
+    for u in store.usage().expect("usage") {
+        println!(
+            "| `{}` | {:.1} | {} |",
+            u.kind,
+            u.keys as f64 / watches as f64,
+            u.bytes / watches as u64
+        );
+    }
 }
 
 /// One row per compaction: what it copied and how long writes waited.
