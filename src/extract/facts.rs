@@ -104,31 +104,32 @@ impl Facts {
         if matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
             self.headings.push(id);
         }
-        let itemprop = attr("itemprop").unwrap_or_default();
+        let given = |v: &Option<String>| v.clone().filter(|v| !v.trim().is_empty());
+        let itemprop = given(&attrs.itemprop).unwrap_or_default();
         let has = |list: &str, word: &str| {
             list.split_ascii_whitespace()
                 .any(|w| w.eq_ignore_ascii_case(word))
         };
-        if let Some(d) = attr("datetime") {
+        if let Some(d) = given(&attrs.datetime) {
             self.times.push((id, d));
         } else if has(&itemprop, "datePublished") {
-            if let Some(d) = attr("content") {
+            if let Some(d) = given(&attrs.content) {
                 self.times.push((id, d));
             }
         } else if let Some(t) =
-            attr("title").filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+            given(&attrs.title).filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
         {
             // A timestamp in a tooltip (`<span title="2024-05-01 10:00">3 hours ago</span>`).
             self.times.push((id, t));
         }
         let class = attrs.class.as_deref().unwrap_or_default();
-        if has(&attr("rel").unwrap_or_default(), "author")
+        if has(attrs.rel.as_deref().unwrap_or_default(), "author")
             || has(&itemprop, "author")
             || ["author", "p-author", "byline"]
                 .iter()
                 .any(|w| has(class, w))
         {
-            self.authors.push((id, attr("content")));
+            self.authors.push((id, given(&attrs.content)));
         }
     }
 

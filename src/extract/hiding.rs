@@ -9,8 +9,9 @@
 use lol_html::html_content::Element;
 
 /// The attributes of a start tag that more than one collector of the pass reads, read
-/// once per element ([`Attrs::read`]): each `get_attribute` scans the attributes and
-/// decodes the value into a new string.
+/// in one scan of the tag's attributes per element ([`Attrs::read`]); lol_html's
+/// `get_attribute` would lower-case and re-encode the asked name and scan the attributes
+/// at each call, and the collectors ask about a dozen names of every element.
 #[derive(Debug, Default)]
 pub(super) struct Attrs {
     pub(super) class: Option<String>,
@@ -19,52 +20,93 @@ pub(super) struct Attrs {
     /// The element hides its content: a `hidden` attribute, an inline `display:none` or
     /// `visibility:hidden` ([`style_hides`]).
     pub(super) hides: bool,
-    /// `aria-hidden="true"` ([`is_aria_hidden`]).
+    /// `aria-hidden="true"`.
     pub(super) aria_hidden: bool,
+    /// What the facts of entry content read (when `all`): `datetime`, `itemprop`,
+    /// `title`, `rel` and `content`.
+    pub(super) datetime: Option<String>,
+    pub(super) itemprop: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) rel: Option<String>,
+    pub(super) content: Option<String>,
 }
 
+/// The names [`Attrs::read`] keeps, in the order of its slots.
+const NAMES: [&str; 10] = [
+    "class",
+    "style",
+    "role",
+    "hidden",
+    "aria-hidden",
+    "datetime",
+    "itemprop",
+    "title",
+    "rel",
+    "content",
+];
+
 impl Attrs {
-    /// Reads them: the two hiding rules only when the page `may_hide` anything
-    /// ([`may_hide`], else they are false), `class`, `style` and `role` only when
-    /// `all` (a pass that gathers more than links).
-    pub(super) fn read(el: &Element<'_, '_>, may_hide: bool, all: bool) -> Self {
-        let style = (all || may_hide)
-            .then(|| el.get_attribute("style"))
-            .flatten();
-        let (hides, aria_hidden) = if may_hide {
-            (
-                el.has_attribute("hidden") || style.as_deref().is_some_and(style_hides),
-                is_aria_hidden(el),
-            )
-        } else {
-            (false, false)
-        };
+    /// Reads them from `el`, whose source is `html` (the text the pass runs over): the
+    /// two hiding rules only when the page `may_hide` anything ([`may_hide`], else they
+    /// are false), `style` when either is asked, the rest only when `all` (a pass that
+    /// gathers more than links). As `get_attribute`, the first attribute of a name counts
+    /// and names match in any ASCII case.
+    pub(super) fn read(el: &Element<'_, '_>, html: &str, may_hide: bool, all: bool) -> Self {
+        if !(all || may_hide) {
+            return Self::default();
+        }
+        let mut slots: [Option<String>; NAMES.len()] = Default::default();
+        for attr in el.attributes() {
+            // The name as written, from the source when lol_html kept where it stood.
+            let owned;
+            let name = if let Some(n) = attr
+                .name_source_location()
+                .and_then(|l| html.get(l.bytes()))
+            {
+                n
+            } else {
+                owned = attr.name();
+                owned.as_str()
+            };
+            let Some(k) = NAMES.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+                continue;
+            };
+            let wanted = match k {
+                1 => true,
+                3 | 4 => may_hide,
+                _ => all,
+            };
+            if wanted && slots[k].is_none() {
+                slots[k] = Some(attr.value());
+            }
+        }
+        let [class, style, role, hidden, aria, datetime, itemprop, title, rel, content] = slots;
+        let hides = may_hide && (hidden.is_some() || style.as_deref().is_some_and(style_hides));
+        let aria_hidden = aria.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         Self {
-            class: all.then(|| el.get_attribute("class")).flatten(),
+            class,
             style,
-            role: all.then(|| el.get_attribute("role")).flatten(),
+            role,
             hides,
             aria_hidden,
+            datetime,
+            itemprop,
+            title,
+            rel,
+            content,
         }
     }
 }
 
 /// Does this element keep its text from being shown: one whose content is not rendered
 /// text, one hidden by the attributes that hide links ([`Attrs::hides`]), or one marked
-/// `aria-hidden` ([`is_aria_hidden`])?
+/// `aria-hidden` ([`Attrs::aria_hidden`])?
 pub(super) fn hides_text(attrs: &Attrs, tag: &str) -> bool {
     matches!(
         tag,
         "script" | "style" | "template" | "noscript" | "title" | "desc"
     ) || attrs.hides
         || attrs.aria_hidden
-}
-
-/// Does this element have `aria-hidden="true"` (hidden from screen readers, not from the
-/// screen)?
-pub(super) fn is_aria_hidden(el: &Element<'_, '_>) -> bool {
-    el.get_attribute("aria-hidden")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
 /// Does an inline style hide the element? (`display: none`, `visibility:hidden`, with

@@ -102,8 +102,8 @@ struct End {
 impl Pass {
     /// A start tag (`tag`: its name, lower case). Returns what its end tag is to do, if
     /// anything.
-    fn on_element(&mut self, el: &Element<'_, '_>, tag: &str) -> Option<End> {
-        let attrs = Attrs::read(el, self.hiding, self.tree.is_some());
+    fn on_element(&mut self, el: &Element<'_, '_>, tag: &str, html: &str) -> Option<End> {
+        let attrs = Attrs::read(el, html, self.hiding, self.tree.is_some());
         let (tree, anchor) = match &mut self.tree {
             Some(t) => {
                 let opened = t.on_element(el, tag, &attrs);
@@ -136,9 +136,9 @@ type Shared = Rc<RefCell<Pass>>;
 
 /// The handler of every start tag.
 #[allow(clippy::unnecessary_wraps)] // the signature of an element handler
-fn on_element(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
-    let tag = el.tag_name();
-    let end = st.borrow_mut().on_element(el, &tag);
+fn on_element(st: &Shared, el: &mut Element<'_, '_>, html: &str) -> HandlerResult {
+    let tag = tag_name(el, html);
+    let end = st.borrow_mut().on_element(el, &tag, html);
     if let (Some(end), Some(handlers)) = (end, el.end_tag_handlers()) {
         let st = Rc::clone(st);
         handlers.push(Box::new(move |_| {
@@ -147,6 +147,27 @@ fn on_element(st: &Shared, el: &mut Element<'_, '_>) -> HandlerResult {
         }));
     }
     Ok(())
+}
+
+/// The element's name in lower case, as `Element::tag_name` gives it, borrowed from the
+/// start tag in `html` (the text the pass runs over) when it is written in lower case
+/// already, which spares an allocation per element.
+fn tag_name<'h>(el: &Element<'_, '_>, html: &'h str) -> Cow<'h, str> {
+    let source = html
+        .get(el.source_location().bytes())
+        .and_then(|t| t.strip_prefix('<'))
+        .map(|t| {
+            let end = t
+                .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+                .unwrap_or(t.len());
+            &t[..end]
+        });
+    match source {
+        Some(name) if !name.is_empty() && !name.bytes().any(|b| b.is_ascii_uppercase()) => {
+            Cow::Borrowed(name)
+        }
+        _ => Cow::Owned(el.tag_name()),
+    }
 }
 
 /// The handler of the elements the user's selector matches.
@@ -198,7 +219,7 @@ pub fn parse(
     handlers.push((
         Cow::Borrowed(&fixed.any),
         ElementContentHandlers::default()
-            .element(move |el: &mut Element<'_, '_>| on_element(&st, el)),
+            .element(move |el: &mut Element<'_, '_>| on_element(&st, el, html)),
     ));
     let mut document = Vec::new();
     let st = Rc::clone(&state);
@@ -306,4 +327,73 @@ fn fixed() -> &'static Fixed {
             text: p("a, title"),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-scan reads give what lol_html's own accessors give, on markup in any case,
+    /// with repeated names, references and odd spacing, fed in slices that cut tags.
+    #[test]
+    fn one_scan_reads_agree_with_the_accessors() {
+        let html = "<!doctype html><HTML><Body CLASS='Page Main' class=second>\
+            <DIV Hidden STYLE=\"DISPLAY: none\" role=main ARIA-HIDDEN=' TRUE '>x</DIV>\
+            <time\tdatetime=\"2024-05-01\" title='10 May'>t</time>\
+            <span itemprop=datePublished content=\"2024-06-01&amp;x\">s</span>\
+            <a REL=author href=/a title=\"&quot;q&quot;\" data-x>a</a>\
+            <svg><rect/></svg><p/><IMG SRC=/i.png><br>\
+            <aside aria-hidden=false hidden=''>z</aside></Body></HTML>";
+        let mut seen = 0;
+        for slice in [1, 7, 64, html.len()] {
+            let mut rewriter = HtmlRewriter::new(
+                Settings {
+                    element_content_handlers: vec![lol_html::element!("*", |el| {
+                        let a = Attrs::read(el, html, true, true);
+                        let get = |n: &str| el.get_attribute(n);
+                        assert_eq!(tag_name(el, html), el.tag_name());
+                        assert_eq!(a.class, get("class"), "{}", el.tag_name());
+                        assert_eq!(a.style, get("style"));
+                        assert_eq!(a.role, get("role"));
+                        assert_eq!(a.datetime, get("datetime"));
+                        assert_eq!(a.itemprop, get("itemprop"));
+                        assert_eq!(a.title, get("title"));
+                        assert_eq!(a.rel, get("rel"));
+                        assert_eq!(a.content, get("content"));
+                        let aria = get("aria-hidden")
+                            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+                        assert_eq!(a.aria_hidden, aria);
+                        let hides = el.has_attribute("hidden")
+                            || get("style").is_some_and(|s| super::super::hiding::style_hides(&s));
+                        assert_eq!(a.hides, hides);
+                        seen += 1;
+                        Ok(())
+                    })],
+                    ..Settings::new()
+                },
+                |_: &[u8]| {},
+            );
+            for part in html.as_bytes().chunks(slice) {
+                rewriter.write(part).expect("the markup parses");
+            }
+            rewriter.end().expect("the markup ends");
+        }
+        // Every element was checked in every slicing (12 elements).
+        assert_eq!(seen, 4 * 12);
+        // Without `all`, only the hiding rules and the style are read.
+        let mut rewriter = HtmlRewriter::new(
+            Settings {
+                element_content_handlers: vec![lol_html::element!("div", |el| {
+                    let a = Attrs::read(el, html, true, false);
+                    assert!(a.hides && a.aria_hidden && a.style.is_some());
+                    assert_eq!((a.class, a.role), (None, None));
+                    Ok(())
+                })],
+                ..Settings::new()
+            },
+            |_: &[u8]| {},
+        );
+        rewriter.write(html.as_bytes()).expect("parses");
+        rewriter.end().expect("ends");
+    }
 }
