@@ -41,6 +41,30 @@ impl Buf {
         self.s.push(c);
         Some(at)
     }
+
+    /// Appends the word `w` (no whitespace, no NUL) as [`Buf::push`] would char by char,
+    /// in one copy when it fits. Returns where its first character was put, if any was.
+    fn push_word(&mut self, w: &str) -> Option<usize> {
+        if self.full {
+            return None;
+        }
+        let sep = self.gap && !self.s.is_empty();
+        if self.s.len() + usize::from(sep) + w.len() <= MAX_TEXT_BYTES {
+            if sep {
+                self.s.push(' ');
+            }
+            self.gap = false;
+            let at = self.s.len();
+            self.s.push_str(w);
+            return Some(at);
+        }
+        let mut first = None;
+        for c in w.chars() {
+            let Some(at) = self.push(c) else { break };
+            first.get_or_insert(at);
+        }
+        first
+    }
 }
 
 /// The text being collected, when it is asked for.
@@ -63,8 +87,39 @@ impl Text {
     }
 
     /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
-    /// over what lands in `all`.
+    /// over what lands in `all`. Works a word at a time ([`Text::push_chars`] is the rule
+    /// it follows).
     fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
+        for (n, word) in s.split(char::is_whitespace).enumerate() {
+            if n > 0 {
+                self.split();
+            }
+            if word.is_empty() {
+                continue;
+            }
+            if word.contains('\0') {
+                self.push_chars(word, chrome, range.as_deref_mut());
+                continue;
+            }
+            if let Some(at) = self.all.push_word(word) {
+                if let Some(r) = range.as_deref_mut() {
+                    if r.start == r.end {
+                        r.start = at;
+                    }
+                    r.end = self.all.s.len();
+                }
+            }
+            if chrome {
+                // What is left out still separates the words around it.
+                self.content.gap = true;
+            } else {
+                self.content.push_word(word);
+            }
+        }
+    }
+
+    /// [`Text::push`] a character at a time: NULs are dropped, whitespace separates.
+    fn push_chars(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
         for c in s.chars() {
             if c == '\0' {
                 continue;
@@ -82,7 +137,6 @@ impl Text {
                 }
             }
             if chrome {
-                // What is left out still separates the words around it.
                 self.content.gap = true;
             } else {
                 self.content.push(c);
@@ -124,6 +178,45 @@ impl Tree {
             entities::decode_into(&t.node, &mut decoded, false);
             t.node.clear();
             t.push(&decoded, chrome, range);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn state(t: &Text, r: &Range<usize>) -> (String, String, bool, bool, Range<usize>) {
+        (
+            t.all.s.clone(),
+            t.content.s.clone(),
+            t.all.full,
+            t.content.full,
+            r.clone(),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// The word-wise push gives what the character rule gives, across the cap too.
+        #[test]
+        fn word_pushes_agree_with_char_pushes(
+            near_cap in any::<bool>(),
+            parts in proptest::collection::vec(("[a-zé中 \t\n\u{0}\u{3000}]{0,12}", any::<bool>(), any::<bool>()), 1..40),
+        ) {
+            let (mut a, mut b) = (Text::default(), Text::default());
+            let (mut ra, mut rb) = (0..0, 0..0);
+            if near_cap {
+                let fill = "x".repeat(MAX_TEXT_BYTES - 20);
+                a.push(&fill, false, None);
+                b.push_chars(&fill, false, None);
+            }
+            for (s, chrome, in_link) in &parts {
+                a.push(s, *chrome, in_link.then_some(&mut ra));
+                b.push_chars(s, *chrome, in_link.then_some(&mut rb));
+                prop_assert_eq!(state(&a, &ra), state(&b, &rb));
+            }
         }
     }
 }
