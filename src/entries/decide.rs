@@ -178,10 +178,18 @@ fn distinctive(s: &str, min_width: usize) -> bool {
 
 /// A title as identity compares it: its letters and digits, lower case.
 fn title_key(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut key = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            // (`is_alphanumeric` and `to_lowercase` agree with their ASCII forms here.)
+            if c.is_ascii_alphanumeric() {
+                key.push(c.to_ascii_lowercase());
+            }
+        } else if c.is_alphanumeric() {
+            key.extend(c.to_lowercase());
+        }
+    }
+    key
 }
 
 /// Per role of main links: how many entries, how many hold content, title widths.

@@ -39,23 +39,33 @@ pub(crate) fn url_kind(url: &str) -> &str {
 /// query with a number (`?id=123`), 2 a number, 3 a slug of several words, 4 a word with
 /// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
 pub(super) fn url_shape(url: &str) -> (String, usize, u8) {
+    if let Some((host, path, query)) = serialized_parts(url) {
+        return shape_of(host, path.split('/'), query);
+    }
     let Ok(u) = url::Url::parse(url) else {
         return (String::new(), 0, 0);
     };
-    let segs: Vec<&str> = u
-        .path_segments()
-        .map_or_else(Vec::new, |s| s.filter(|x| !x.is_empty()).collect());
-    let last = segs.last().copied().unwrap_or("");
+    let segs = u.path_segments().into_iter().flatten();
+    shape_of(u.host_str().unwrap_or(""), segs, u.query())
+}
+
+fn shape_of<'a>(
+    host: &str,
+    segments: impl Iterator<Item = &'a str>,
+    query: Option<&str>,
+) -> (String, usize, u8) {
+    let (mut depth, mut last) = (0, "");
+    for seg in segments.filter(|x| !x.is_empty()) {
+        depth += 1;
+        last = seg;
+    }
     let stem = last.split('.').next().unwrap_or(last);
     let tokens = last
         .split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
         .count();
     let digits = stem.chars().filter(char::is_ascii_digit).count();
-    let class = if u
-        .query()
-        .is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit()))
-    {
+    let class = if query.is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit())) {
         1
     } else if last.is_empty() {
         0
@@ -68,7 +78,49 @@ pub(super) fn url_shape(url: &str) -> (String, usize, u8) {
     } else {
         5
     };
-    (u.host_str().unwrap_or("").to_owned(), segs.len(), class)
+    (host.to_owned(), depth, class)
+}
+
+/// Host, path and query of an `http(s)` URL written as the `url` crate serializes it
+/// (the form the page's links are stored in), read without parsing it again; `None` for
+/// anything that parsing could change, which the caller parses: another scheme, a user,
+/// port, upper case or a number as the host's last label, characters the parser
+/// escapes or drops, dot segments and backslashes.
+fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let plain = |b: u8| {
+        b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b'\\' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'{' | b'}' | b'|' | b'^'
+            )
+    };
+    if !rest.bytes().all(plain) {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host = &rest[..end];
+    let host_char =
+        |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-');
+    let last_label = host.rsplit('.').next().unwrap_or(host);
+    if !host.bytes().all(host_char) || !last_label.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let rest = &rest[end..];
+    let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    let dots = path.split('/').any(|s| s == "." || s == "..")
+        || path.contains("%2e")
+        || path.contains("%2E");
+    if !path.starts_with('/') || dots {
+        return None;
+    }
+    Some((host, path, query))
 }
 
 /// The folders strictly above a URL's path, below the site's root, each with its closing
@@ -81,4 +133,62 @@ pub(super) fn ancestors(url: &str) -> impl Iterator<Item = String> + '_ {
         .char_indices()
         .filter(move |&(k, c)| c == '/' && k > 0 && path_at + k + 1 < end)
         .map(move |(k, _)| url[..=path_at + k].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What `url_shape` answered when it parsed every URL.
+    fn parsed_shape(url: &str) -> (String, usize, u8) {
+        let Ok(u) = url::Url::parse(url) else {
+            return (String::new(), 0, 0);
+        };
+        let segs: Vec<&str> = u
+            .path_segments()
+            .map_or_else(Vec::new, |s| s.filter(|x| !x.is_empty()).collect());
+        shape_of(u.host_str().unwrap_or(""), segs.into_iter(), u.query())
+    }
+
+    #[test]
+    fn shapes_read_without_parsing_agree_with_the_parser() {
+        for url in [
+            "https://example.org/news/2024/a-long-story-title",
+            "https://example.org/news/",
+            "https://example.org/",
+            "https://example.org",
+            "http://example.org/show.asp?id=12",
+            "https://example.org/a/b.html?x=y#frag5",
+            "https://example.org/v1.2.3",
+            "https://Example.ORG/A/1",
+            "https://example.org:8080/a/1",
+            "https://user@example.org/a/1",
+            "https://0x7f.1/a/1",
+            "https://127.0.0.1/a/1",
+            "https://example.org/a/../b/12",
+            "https://example.org/a/%2E%2e/12",
+            "https://example.org/a b/12",
+            "https://example.org/q?it's=1",
+            "https://example.org/a\\b/12",
+            "https://bücher.example/a/1",
+            "https://xn--bcher-kva.example/a/1",
+            "mailto:someone@example.org",
+            "ftp://example.org/a/1",
+            "https://example.org//double//slash/1",
+            "https://example.org/?",
+            "not a url",
+        ] {
+            assert_eq!(url_shape(url), parsed_shape(url), "{url}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_link_gets_the_parser_s_shape(
+            url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9})(:[0-9]{1,4})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
+        ) {
+            prop_assert_eq!(url_shape(&url), parsed_shape(&url), "{}", url);
+        }
+    }
 }
