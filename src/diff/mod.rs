@@ -357,10 +357,18 @@ fn multiset_difference(old: &[u32], new: &[u32], alphabet: usize) -> (usize, Vec
 /// links (key absent from old; `moved` ones are never returned) for which `seen` is
 /// `false` (selective extraction: never emit what this watch already saw), and of those
 /// only the first link with each URL.
-pub fn new_links(old: &[Link], new: &[Link], seen: &dyn Fn(&Link) -> bool) -> Vec<usize> {
-    let mut interner = Interner::new();
-    let old_ids: Vec<u32> = old.iter().map(|l| interner.intern(&link_key(l))).collect();
-    let new_ids: Vec<u32> = new.iter().map(|l| interner.intern(&link_key(l))).collect();
+pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> bool) -> Vec<usize> {
+    // Interned by (text, URL) borrowed from the arrays: the pair is [`link_key`]'s
+    // equality without building a key string per link.
+    let mut ids: HashMap<(&str, &str), u32> = HashMap::default();
+    ids.reserve(old.len() + new.len());
+    let mut intern = |l: &'a Link| {
+        let next = u32::try_from(ids.len())
+            .expect("invariant: fewer than 2^32 distinct keys in one comparison");
+        *ids.entry((l.text.as_str(), l.url.as_str())).or_insert(next)
+    };
+    let old_ids: Vec<u32> = old.iter().map(&mut intern).collect();
+    let new_ids: Vec<u32> = new.iter().map(&mut intern).collect();
     let outcome = diff_keys(&old_ids, &new_ids, DEFAULT_MAX_ALIGNMENTS);
     let mut urls: HashSet<&str> = HashSet::default();
     outcome
