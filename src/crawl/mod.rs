@@ -565,10 +565,12 @@ fn context_of(text: &PageText, i: usize) -> String {
     entries::structure::anchor_context(text, i, CONTEXT_CHARS)
 }
 
-/// The page input of the watch's own page, with the site's template.
+/// The page input of a watch's own page: with its crawl (a deep watch), the site's
+/// template filters the links and the pass is kept for the crawl to read; a plain
+/// watch's check gathers neither.
 pub fn root_input<'p>(
     page: &'p Page,
-    template: Option<&'p Template>,
+    crawl: Option<&'p Crawl>,
     tracking: &'p crate::entries::hygiene::Tracking,
 ) -> PageInput<'p> {
     PageInput {
@@ -576,9 +578,9 @@ pub fn root_input<'p>(
         content_type: page.content_type.as_deref(),
         url: &page.url,
         validators: page.validators.clone(),
-        template: template.map(|t| t as &dyn crate::analysis::LinkFilter),
+        template: crawl.map(|c| c.template() as &dyn crate::analysis::LinkFilter),
         force: false,
         tracking,
-        keep_pass: true,
+        keep_pass: crawl.is_some(),
     }
 }
