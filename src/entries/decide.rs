@@ -404,7 +404,7 @@ fn rich_list(r: &RoleStat, params: &Params) -> bool {
 struct Titles<'a> {
     old: HashMap<String, (usize, &'a str)>,
     keys: Vec<String>,
-    counts: HashMap<String, usize>,
+    unique: Vec<bool>,
     urls: HashSet<&'a str>,
     min_width: usize,
 }
@@ -419,14 +419,15 @@ impl<'a> Titles<'a> {
             e.0 += 1;
         }
         let keys: Vec<String> = links.iter().map(|l| title_key(&l.text)).collect();
-        let mut counts: HashMap<String, usize> = HashMap::default();
+        let mut counts: HashMap<&str, usize> = HashMap::default();
         for k in &keys {
-            *counts.entry(k.clone()).or_default() += 1;
+            *counts.entry(k).or_default() += 1;
         }
+        let unique = keys.iter().map(|k| counts[k.as_str()] == 1).collect();
         Self {
             old: old_texts,
             keys,
-            counts,
+            unique,
             urls: links.iter().map(|l| l.url.as_str()).collect(),
             min_width,
         }
@@ -438,7 +439,7 @@ impl<'a> Titles<'a> {
     /// instance of a recurring entry looks like (a weekly event, a monthly report).
     fn moved(&self, links: &[Link], i: usize) -> Option<bool> {
         let (l, k) = (&links[i], &self.keys[i]);
-        if self.counts.get(k) != Some(&1) || !distinctive(&l.text, self.min_width) {
+        if !self.unique[i] || !distinctive(&l.text, self.min_width) {
             return None;
         }
         let &(count, url) = self.old.get(k)?;
