@@ -18,6 +18,9 @@
 //! ten minutes (a round is an hour of the watches' clock). The compactions, the live
 //! bytes they copied and how long writes waited for them are printed at the end.
 //!
+//! The store keeps per watch the newest `--items-kept` items (default 100, as `serve`
+//! keeps `feed.max_items` of them).
+//!
 //! ```sh
 //! cargo run --release --example storesoak -- --watches 100 --checks 1000 --every 100
 //! cargo run --release --example storesoak -- --watches 100 --checks 1000 --every 100 --compact-ratio 0
@@ -300,6 +303,9 @@ fn main() {
         every: None,
     };
     let store = Store::open_with(&dir, cache_mb << 20, policy).expect("open store");
+    // Items kept per watch, as `serve` sets it from `feed.max_items` (default 100).
+    let items_kept = arg(&args, "--items-kept", sitefeed::model::DEFAULT_ITEMS_KEPT);
+    store.set_items_kept(usize::try_from(items_kept).unwrap_or(usize::MAX));
     let mut compactions: Vec<sitefeed::store::Compacted> = Vec::new();
     let start = 1_800_000_000_i64;
     let mut pages = Vec::new();

@@ -346,8 +346,12 @@ impl std::fmt::Display for Strategy {
     }
 }
 
-/// Items kept per watch (the newest); older ones leave the store.
+/// The most items a watch may keep: the upper bound of `feed.max_items`. The store
+/// keeps the newest `feed.max_items` of them (as many as a feed shows); older ones leave.
 pub const ITEMS_KEPT: u64 = 1000;
+
+/// Items per watch a feed shows and the store keeps when `feed.max_items` is not set.
+pub const DEFAULT_ITEMS_KEPT: u64 = 100;
 
 pub fn rfc3339(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)

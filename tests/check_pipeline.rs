@@ -261,3 +261,56 @@ async fn feeds_answer_304_to_matching_validators() {
         .expect("feed");
     assert_eq!(unknown.status(), 404);
 }
+
+#[tokio::test]
+async fn the_store_keeps_as_many_items_as_the_feed_shows() {
+    let notices = |range: std::ops::RangeInclusive<u32>| -> Vec<(String, String)> {
+        range
+            .rev()
+            .map(|i| (format!("Notice {i}"), format!("/n/{i}")))
+            .collect()
+    };
+    let site = Site::start(&[]).await;
+    let set = |v: &[(String, String)]| {
+        let r: Vec<(&str, &str)> = v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        site.set(&r);
+    };
+    set(&notices(1..=10));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| c.feed.max_items = 2);
+    assert_eq!(
+        app.store().items_kept(),
+        2,
+        "feed.max_items reaches the store"
+    );
+    let base = common::serve(app.clone()).await;
+    let client = reqwest::Client::new();
+    let id = common::add_watch(&client, &base, &site.url()).await;
+    let r = check(&client, &base, &id).await;
+    assert_eq!(r["baseline"], true);
+    // Two new at the top, then one more: three items found, the newest two kept.
+    set(&notices(1..=12));
+    clock.advance(3600);
+    assert_eq!(check(&client, &base, &id).await["new_items"], 2);
+    set(&notices(1..=13));
+    clock.advance(3600);
+    assert_eq!(check(&client, &base, &id).await["new_items"], 1);
+    let s = site.addr;
+    let want = vec![format!("http://{s}/n/13"), format!("http://{s}/n/12")];
+    let wid = sitefeed::model::WatchId::parse(&id).expect("watch id");
+    let stored: Vec<String> = app
+        .store()
+        .items(&wid, usize::MAX)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect();
+    assert_eq!(stored, want, "the store holds no more than the feed shows");
+    for ext in ["xml", "atom", "json"] {
+        assert_eq!(
+            links(&get_feed(&client, &base, &id, ext).await),
+            want,
+            "{ext}"
+        );
+    }
+}

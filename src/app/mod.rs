@@ -84,7 +84,10 @@ impl App {
         Self::new(config, store, Arc::new(SystemClock))
     }
 
+    /// The service on `store`, which from now on keeps per watch as many items as a
+    /// feed shows (`feed.max_items`).
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
+        store.set_items_kept(config.feed.max_items);
         let fetcher = Fetcher::new(&config.fetch)?.with_browser(&config.browser);
         let metrics = Metrics::default();
         // Counted once here; kept up to date as watches come and go.

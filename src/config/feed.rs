@@ -7,9 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{duration, Bad, ConfigError};
-use crate::model::{Content, Render, Strategy, ITEMS_KEPT};
-
-const DEFAULT_MAX_ITEMS: usize = 100;
+use crate::model::{Content, Render, Strategy, DEFAULT_ITEMS_KEPT, ITEMS_KEPT};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +19,8 @@ pub struct RawFeed {
 /// The validated `[feed]` section.
 #[derive(Debug, Clone, Copy)]
 pub struct FeedConfig {
+    /// Items a feed shows, and items per watch the store keeps (the newest): older ones
+    /// are dropped, and raising it later does not bring them back.
     pub max_items: usize,
     /// A watch failing for this long gets one item in its feed saying so; `None`: never.
     pub error_item_after: Option<Duration>,
@@ -33,7 +33,7 @@ impl RawFeed {
                 d if d.is_zero() => None,
                 d => Some(d),
             };
-        let max_items = self.max_items.unwrap_or(DEFAULT_MAX_ITEMS);
+        let max_items = self.max_items.unwrap_or(DEFAULT_ITEMS_KEPT as usize);
         if max_items == 0 || max_items as u64 > ITEMS_KEPT {
             return Err(bad(
                 "feed.max_items",

@@ -1,10 +1,17 @@
 //! A watch's items: the newest one by one under `i id seq` (JSON), the older ones packed
 //! [`CHUNK`] at a time into one compressed value under `I id first_seq` (a JSON array,
-//! oldest first, deflated), so the history of up to `ITEMS_KEPT` items takes a fraction
-//! of its size and a check writes only its own new items. At least [`HOT`] items stay
-//! unpacked: a feed of up to that many items decompresses nothing.
+//! oldest first, deflated), so a long history takes a fraction of its size and a check
+//! writes only its own new items. At least [`HOT`] items stay unpacked: a feed of up to
+//! that many items decompresses nothing.
+//!
+//! The store keeps the newest [`Store::items_kept`] items of each watch: as many as a
+//! feed shows (`feed.max_items`, at most `ITEMS_KEPT`), since nothing reads more. Every
+//! commit drops what lies below that window, whatever kept it (an older version, a
+//! larger `feed.max_items`); raising the window later brings nothing back. With the
+//! default window (100, no more than [`HOT`]) nothing is ever packed.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 use super::{decode, encode, keys, Store, StoreError, ITEMS_KEPT};
 use crate::model::{Item, WatchId};
@@ -73,12 +80,26 @@ fn chunk_first(key: &[u8]) -> Result<u64, StoreError> {
         .ok_or_else(|| corrupt(key, "malformed chunk key"))
 }
 
-/// The first sequence number kept when the highest is `seq`.
-pub(super) fn kept_from(seq: u64) -> u64 {
-    seq.saturating_sub(ITEMS_KEPT) + 1
+/// The first sequence number kept when the highest is `seq` and `kept` items are.
+pub(super) fn kept_from(seq: u64, kept: u64) -> u64 {
+    seq.saturating_sub(kept) + 1
 }
 
 impl Store {
+    /// Sets how many items per watch the store keeps, the newest: `feed.max_items`
+    /// (clamped to 1..=`ITEMS_KEPT`), set where the service opens the store. Each
+    /// watch's next commit drops the older ones; raising it later does not bring back
+    /// items already dropped. Clones of the store share it.
+    pub fn set_items_kept(&self, n: usize) {
+        let n = (n as u64).clamp(1, ITEMS_KEPT);
+        self.shared.items_kept.store(n, Ordering::Relaxed);
+    }
+
+    /// Items per watch the store keeps (default `DEFAULT_ITEMS_KEPT`).
+    pub fn items_kept(&self) -> u64 {
+        self.shared.items_kept.load(Ordering::Relaxed)
+    }
+
     /// Adds the full text of stored items and updates the watch's queue of items still
     /// waiting for theirs (`WatchState::full_text`): the queue `took` becomes `left`, and
     /// what was queued since stays ([`crate::model::requeue`]); in one atomic batch,
@@ -187,13 +208,12 @@ impl Store {
     }
 
     /// Adds to `batch` the item writes of a check: `new` items (oldest first) ending at
-    /// sequence `seq` (the previous highest was `prev_seq`), the `retitled` ones, the
-    /// items that fall out of the kept window, and the packing of old items.
+    /// sequence `seq`, the `retitled` ones, the removal of every item below the kept
+    /// window (packed or not, however it got there), and the packing of old items.
     pub(super) fn put_items(
         &self,
         batch: &mut sled::Batch,
         id: &WatchId,
-        prev_seq: u64,
         seq: u64,
         new: &[Item],
         retitled: &[Item],
@@ -214,7 +234,7 @@ impl Store {
                 _ => false,
             }
         };
-        let bound = kept_from(seq);
+        let bound = kept_from(seq, self.items_kept());
         let first_new = seq + 1 - new.len() as u64;
         // Packed chunks: retitled, dropped or trimmed at the window's start.
         let mut packed_end = 0; // highest sequence packed
@@ -256,11 +276,17 @@ impl Store {
                 }
             }
         }
+        // New items, but those already below the window (more new than it holds).
         for (n, item) in new.iter().enumerate() {
-            batch.insert(keys::item(id, first_new + n as u64), encode(item));
+            let s = first_new + n as u64;
+            if s >= bound {
+                batch.insert(keys::item(id, s), encode(item));
+            }
         }
-        for s in kept_from(prev_seq.max(ITEMS_KEPT))..bound {
-            batch.remove(keys::item(id, s));
+        // Below the window: usually nothing, or the one or two that just left it; all
+        // an older version (or a larger window) kept the first time (one seek when none).
+        for k in db.range(keys::item(id, 0)..keys::item(id, bound)).keys() {
+            batch.remove(k?);
         }
         // Packing: the oldest CHUNK once more than HOT + CHUNK stand one by one.
         let mut from = (packed_end + 1).max(bound);

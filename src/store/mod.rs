@@ -89,6 +89,8 @@ struct Shared {
     /// closes it (`compact.rs`).
     gate: gate::Gate,
     compaction: compact::Compaction,
+    /// Items kept per watch, the newest (`feed.max_items`; `items.rs`).
+    items_kept: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Store {
@@ -184,7 +186,7 @@ impl Store {
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
         if let Some(pg) = &self.pg {
-            return pg.commit_check(id, prev, state, record);
+            return pg.commit_check(id, prev, state, record, self.items_kept());
         }
         self.shared
             .health
@@ -393,7 +395,6 @@ impl Store {
         self.put_items(
             &mut batch,
             id,
-            prev.item_seq,
             state.item_seq,
             &record.new_items,
             &record.retitled,

@@ -4,14 +4,23 @@
 //! gone long enough:
 //!
 //! - for at least [`FORGET_AFTER_CHECKS`] checks **and** [`FORGET_AFTER_SECS`] (both, so
-//!   neither a fast schedule nor a paused watch forgets early), and
+//!   neither a fast schedule nor a paused watch forgets early), whatever the items, and
 //! - only when no kept item links to it (an item the feed may still carry is never
 //!   emitted again while it is kept).
 //!
 //! A URL that comes back inside that window is refreshed when it leaves again. What can
-//! come back after it is a link gone from the page for a month and out of the item
-//! window; it would be a new item with the same id (`Item::id_for` of its URL) as the one
-//! readers got long ago, which readers match by id.
+//! come back after it is a link gone from the page for at least a month and a hundred
+//! checks whose item, if it had one, is out of the item window; it would be a new item
+//! with the same id (`Item::id_for` of its URL) as the one readers got long ago, which
+//! readers match by id.
+//!
+//! The item window is the feed's: the store keeps as many items as a feed shows
+//! (`feed.max_items`, default 100), so "kept" and "still in the feed" are the same items
+//! and the second rule protects exactly what readers may still see. A smaller window
+//! protects fewer URLs by items than the thousand kept before, but the first rule does
+//! not depend on items: no URL is forgotten sooner than a month and a hundred checks
+//! after it left, so the argument holds unchanged. Raising `max_items` later does not
+//! bring dropped items back, so no item leaves a feed and returns to it by that either.
 
 use std::collections::HashSet;
 

@@ -106,14 +106,20 @@ both!(items_newest_first_within_the_kept_window, |s: &Store| {
         ]
     );
     assert_eq!(s.items(&w.id, 1).expect("items").len(), 1);
-    // Past the window, the oldest leave.
-    let many: Vec<String> = (0..ITEMS_KEPT + 5)
+    // Past the window (the default, as many as a feed shows), the oldest leave.
+    assert_eq!(s.items_kept(), crate::model::DEFAULT_ITEMS_KEPT);
+    let many: Vec<String> = (0..s.items_kept() + 5)
         .map(|n| format!("http://a.example/m{n}"))
         .collect();
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     check(s, &w, 30, 40, &refs);
     let kept = s.items(&w.id, usize::MAX).expect("items");
-    assert_eq!(kept.len() as u64, ITEMS_KEPT);
+    assert_eq!(kept.len() as u64, s.items_kept());
+    assert_eq!(
+        kept.last().expect("oldest").link,
+        many[5],
+        "the oldest kept"
+    );
     assert_eq!(
         kept[0].link,
         *many.last().expect("last"),
@@ -121,6 +127,104 @@ both!(items_newest_first_within_the_kept_window, |s: &Store| {
     );
     assert!(kept.iter().all(|i| i.link != "http://a.example/3"));
 });
+
+/// The links of the items `s` keeps for `w`, newest first.
+fn kept_links(s: &Store, w: &Watch) -> Vec<String> {
+    s.items(&w.id, usize::MAX)
+        .expect("items")
+        .into_iter()
+        .map(|i| i.link)
+        .collect()
+}
+
+both!(
+    only_the_newest_items_of_the_window_are_kept_in_feed_order,
+    |s: &Store| {
+        s.set_items_kept(5);
+        assert_eq!(s.items_kept(), 5);
+        let url = |n: u64| format!("http://a.example/{n}");
+        let w = watch("http://a.example/");
+        s.insert_watch(&w, &state(10)).expect("insert");
+        // Twelve items in four checks of three.
+        for k in 0..4u64 {
+            let urls: Vec<String> = (3 * k + 1..=3 * k + 3).map(url).collect();
+            let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+            let at = 10 + 10 * i64::try_from(k).expect("small");
+            check(s, &w, at, at + 10, &refs);
+        }
+        let newest: Vec<String> = (8..=12).rev().map(url).collect();
+        assert_eq!(kept_links(s, &w), newest, "the newest five, newest first");
+        assert_eq!(s.items(&w.id, 3).expect("items").len(), 3);
+        assert_eq!(
+            s.items(&w.id, 100).expect("items").len(),
+            5,
+            "a larger feed finds no more"
+        );
+        // One check with more new items than the window: its newest five.
+        let v = watch("http://b.example/");
+        s.insert_watch(&v, &state(10)).expect("insert");
+        let urls: Vec<String> = (1..=12).map(|n| format!("http://b.example/{n}")).collect();
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        check(s, &v, 10, 20, &refs);
+        let want: Vec<String> = urls[7..].iter().rev().cloned().collect();
+        assert_eq!(kept_links(s, &v), want);
+        // A larger window brings nothing back; new items fill it.
+        s.set_items_kept(8);
+        check(s, &w, 60, 70, &[]);
+        assert_eq!(kept_links(s, &w), newest);
+        check(s, &w, 70, 80, &[url(13).as_str(), url(14).as_str()]);
+        let want: Vec<String> = (8..=14).rev().map(url).collect();
+        assert_eq!(kept_links(s, &w), want);
+        // Out of range: clamped to 1..=ITEMS_KEPT.
+        s.set_items_kept(0);
+        assert_eq!(s.items_kept(), 1);
+        s.set_items_kept(usize::MAX);
+        assert_eq!(s.items_kept(), ITEMS_KEPT);
+    }
+);
+
+both!(
+    items_kept_by_a_larger_window_leave_on_the_next_commit_even_without_new_items,
+    |s: &Store| {
+        // As an older version kept them: a thousand, on sled mostly packed.
+        s.set_items_kept(ITEMS_KEPT as usize);
+        let w = watch("http://a.example/");
+        s.insert_watch(&w, &state(10)).expect("insert");
+        for r in 0..10u64 {
+            let urls: Vec<String> = (100 * r..100 * r + 100)
+                .map(|n| format!("http://a.example/{n}"))
+                .collect();
+            let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+            let at = 10 + i64::try_from(r).expect("small");
+            check(s, &w, at, at + 1, &refs);
+        }
+        assert_eq!(kept_links(s, &w).len() as u64, ITEMS_KEPT);
+        // Another watch's items are not this commit's business.
+        let other = watch("http://b.example/");
+        s.insert_watch(&other, &state(10)).expect("insert");
+        let urls: Vec<String> = (0..150).map(|n| format!("http://b.example/{n}")).collect();
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        check(s, &other, 10, 20, &refs);
+        s.set_items_kept(100);
+        assert_eq!(
+            kept_links(s, &w).len() as u64,
+            ITEMS_KEPT,
+            "nothing before a commit"
+        );
+        check(s, &w, 100, 200, &[]);
+        let want: Vec<String> = (900..1000)
+            .rev()
+            .map(|n| format!("http://a.example/{n}"))
+            .collect();
+        assert_eq!(kept_links(s, &w), want);
+        assert_eq!(kept_links(s, &other).len(), 150, "not committed yet");
+        check(s, &other, 30, 40, &["http://b.example/new"]);
+        let kept = kept_links(s, &other);
+        assert_eq!(kept.len(), 100);
+        assert_eq!(kept[0], "http://b.example/new");
+        assert_eq!(kept[99], "http://b.example/51");
+    }
+);
 
 both!(seen_urls_and_links_are_kept, |s: &Store| {
     let w = watch("http://a.example/");
@@ -180,7 +284,9 @@ both!(
         use crate::model::PendingText;
         let w = watch("http://a.example/");
         s.insert_watch(&w, &state(10)).expect("insert");
-        // Enough items that the oldest are packed (sled) as well as one by one.
+        // A window and enough items that the oldest are packed (sled) as well as one by
+        // one.
+        s.set_items_kept(ITEMS_KEPT as usize);
         let urls: Vec<String> = (0..250).map(|i| format!("http://a.example/{i}")).collect();
         let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
         let st = check(s, &w, 20, 100, &refs);

@@ -203,10 +203,12 @@ fn data_survives_reopen_and_newer_schema_is_refused() {
 #[test]
 fn only_the_newest_items_are_kept() {
     let s = Store::temporary().expect("store");
+    s.set_items_kept(ITEMS_KEPT as usize);
     let w = watch("http://a.example/");
     s.insert_watch(&w, &state(10)).expect("insert");
     let mut prev = s.state(&w.id).expect("state").expect("present");
-    // Three commits of 400 items: 1,200 in all, the oldest 200 dropped.
+    // The largest window; three commits of 400 items: 1,200 in all, the oldest 200
+    // dropped.
     for round in 0..3u64 {
         let mut st = prev.clone();
         st.item_seq += 400;
@@ -220,9 +222,72 @@ fn only_the_newest_items_are_kept() {
         prev = st;
     }
     let items = s.items(&w.id, usize::MAX).expect("items");
-    assert_eq!(items.len() as u64, ITEMS_KEPT);
+    assert_eq!(items.len() as u64, s.items_kept());
     assert_eq!(items[0].link, "http://a.example/1199");
     assert_eq!(items.last().expect("last").link, "http://a.example/200");
+}
+
+/// Keys of watch `w` of this kind.
+fn count(s: &Store, kind: u8, w: &Watch) -> usize {
+    s.db()
+        .expect("db")
+        .scan_prefix(keys::watch_key(kind, &w.id))
+        .count()
+}
+
+#[test]
+fn a_store_reopened_with_a_smaller_window_drops_older_items_and_chunks_on_the_next_commit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = watch("http://a.example/");
+    let commit = |s: &Store, new: Vec<Item>| {
+        let prev = s.state(&w.id).expect("state").expect("present");
+        let mut st = prev.clone();
+        st.item_seq += new.len() as u64;
+        let rec = CheckRecord {
+            new_items: new,
+            ..CheckRecord::default()
+        };
+        s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    };
+    {
+        // An older version's store: a thousand items, packed but for the newest.
+        let s = Store::open(dir.path(), 1 << 20).expect("open");
+        s.set_items_kept(ITEMS_KEPT as usize);
+        s.insert_watch(&w, &state(10)).expect("insert");
+        for r in 0..10u64 {
+            commit(
+                &s,
+                (100 * r..100 * r + 100)
+                    .map(|n| item(&format!("http://a.example/{n}"), 1))
+                    .collect(),
+            );
+        }
+        assert_eq!(s.items(&w.id, usize::MAX).expect("items").len(), 1000);
+        assert!(count(&s, keys::ITEM_CHUNK, &w) >= 8, "packed");
+    }
+    let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+    assert_eq!(s.items_kept(), crate::model::DEFAULT_ITEMS_KEPT);
+    commit(&s, Vec::new());
+    let items = s.items(&w.id, usize::MAX).expect("items");
+    let links: Vec<&str> = items.iter().map(|i| i.link.as_str()).collect();
+    let want: Vec<String> = (900..1000)
+        .rev()
+        .map(|n| format!("http://a.example/{n}"))
+        .collect();
+    assert_eq!(links, want);
+    assert_eq!(
+        count(&s, keys::ITEM_CHUNK, &w),
+        0,
+        "every chunk was outside"
+    );
+    assert_eq!(count(&s, keys::ITEM, &w), 100, "the window, one by one");
+    // From now on a commit keeps it so, and nothing is packed.
+    commit(&s, vec![item("http://a.example/new", 2)]);
+    assert_eq!(count(&s, keys::ITEM, &w), 100);
+    assert_eq!(count(&s, keys::ITEM_CHUNK, &w), 0);
+    let items = s.items(&w.id, usize::MAX).expect("items");
+    assert_eq!(items[0].link, "http://a.example/new");
+    assert_eq!(items[99].link, "http://a.example/901");
 }
 
 #[test]
@@ -453,7 +518,15 @@ fn a_schema_1_store_opens_migrated_with_its_data() {
 
 #[test]
 fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
+    // The largest window, and one whose start falls inside a chunk.
+    for window in [ITEMS_KEPT, 250] {
+        packed_history_with_window(window);
+    }
+}
+
+fn packed_history_with_window(window: u64) {
     let s = Store::temporary().expect("store");
+    s.set_items_kept(window as usize);
     let w = watch("http://a.example/");
     s.insert_watch(&w, &state(10)).expect("insert");
     // The model: every item ever added, oldest first.
@@ -489,13 +562,8 @@ fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }
-    let want: Vec<Item> = model
-        .iter()
-        .rev()
-        .take(ITEMS_KEPT as usize)
-        .cloned()
-        .collect();
-    assert!(model.len() > ITEMS_KEPT as usize, "{}", model.len());
+    let want: Vec<Item> = model.iter().rev().take(window as usize).cloned().collect();
+    assert!(model.len() > window as usize, "{}", model.len());
     assert_eq!(s.items(&w.id, usize::MAX).expect("items"), want);
     assert_eq!(s.items(&w.id, 150).expect("items"), want[..150]);
     let singles = s
@@ -508,4 +576,5 @@ fn packed_history_reads_back_in_order_with_retitles_and_the_window() {
         "{singles} items one by one"
     );
     assert!(singles >= items::HOT.min(want.len() as u64));
+    assert!(count(&s, keys::ITEM_CHUNK, &w) > 0, "some packed");
 }

@@ -462,18 +462,21 @@ impl PgStore {
         })
     }
 
-    /// Writes a check's results in one transaction. A check of a watch that this node's
-    /// scheduler was handed carries its host lease's epoch: when another node holds the
-    /// host now, nothing is written and the error is [`StoreError::LeaseLost`].
+    /// Writes a check's results in one transaction, keeping the watch's newest `kept`
+    /// items (older ones are deleted, whether or not the check adds any). A check of a
+    /// watch that this node's scheduler was handed carries its host lease's epoch: when
+    /// another node holds the host now, nothing is written and the error is
+    /// [`StoreError::LeaseLost`].
     pub fn commit_check(
         &self,
         id: &WatchId,
         prev: &WatchState,
         state: &WatchState,
         record: &CheckRecord,
+        kept: u64,
     ) -> Result<(), StoreError> {
         let fence = self.inner.db.leases.fence(id);
-        let commit = Commit::new(id, prev, &logged_state(prev, state, record), record);
+        let commit = Commit::new(id, prev, &logged_state(prev, state, record), record, kept);
         let result = self.write(move |db| async move { db.commit(commit, fence).await });
         if result.is_ok() || matches!(result, Err(StoreError::LeaseLost { .. })) {
             self.inner.db.leases.done(id);

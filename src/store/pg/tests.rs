@@ -8,6 +8,9 @@ use super::*;
 use crate::model::Status;
 use crate::schedule::Adaptive;
 
+/// Items kept by the commits of these tests (the default window).
+const KEPT: u64 = crate::model::DEFAULT_ITEMS_KEPT;
+
 /// The server the tests use (`SITEFEED_TEST_DATABASE_URL`, else the local one).
 pub fn test_url() -> String {
     std::env::var("SITEFEED_TEST_DATABASE_URL")
@@ -156,7 +159,8 @@ fn an_entry_is_stored_once_whoever_commits_it_and_the_change_sequence_grows() {
     let seq0 = s.change_seq(&w.id).expect("seq").expect("present");
     let prev = s.state(&w.id).expect("state").expect("present");
     let (s1, r1) = checked(&prev, 10, 70, &["http://a.example/1", "http://a.example/2"]);
-    s.commit_check(&w.id, &prev, &s1, &r1).expect("commit");
+    s.commit_check(&w.id, &prev, &s1, &r1, KEPT)
+        .expect("commit");
     let seq1 = s.change_seq(&w.id).expect("seq").expect("present");
     assert!(seq1 > seq0, "a commit changes the feed's ETag");
     assert_eq!(
@@ -167,7 +171,7 @@ fn an_entry_is_stored_once_whoever_commits_it_and_the_change_sequence_grows() {
     // The same entry again (a retry, another node's late commit): stored once.
     let s1 = s.state(&w.id).expect("state").expect("present");
     let (s2, r2) = checked(&s1, 70, 130, &["http://a.example/2", "http://a.example/3"]);
-    s.commit_check(&w.id, &s1, &s2, &r2).expect("commit");
+    s.commit_check(&w.id, &s1, &s2, &r2, KEPT).expect("commit");
     let links: Vec<String> = s
         .items(&w.id, 10)
         .expect("items")
@@ -239,12 +243,12 @@ fn a_node_whose_lease_moved_on_cannot_commit_over_the_next_holder() {
         .expect("expire");
     assert_eq!(new.claim_due(100, 10).expect("claim").len(), 1);
     let (s_new, r_new) = checked(&prev, 100, 200, &["http://one.example/new"]);
-    new.commit_check(&w.id, &prev, &s_new, &r_new)
+    new.commit_check(&w.id, &prev, &s_new, &r_new, KEPT)
         .expect("the holder commits");
     // The old node wakes up and commits its stale check: refused, nothing written.
     let (s_old, r_old) = checked(&prev, 90, 150, &["http://one.example/old"]);
     let err = old
-        .commit_check(&w.id, &prev, &s_old, &r_old)
+        .commit_check(&w.id, &prev, &s_old, &r_old, KEPT)
         .expect_err("a stale holder must not commit");
     assert!(matches!(err, StoreError::LeaseLost { .. }), "{err}");
     let st = db.store.state(&w.id).expect("state").expect("present");
@@ -273,7 +277,7 @@ fn a_node_whose_lease_moved_on_cannot_commit_over_the_next_holder() {
     assert_eq!(new.claim_due(100, 10).expect("claim").len(), 1);
     let (s_old, r_old) = checked(&prev, 100, 300, &["http://one.example/old"]);
     assert!(matches!(
-        old.commit_check(&w.id, &prev, &s_old, &r_old),
+        old.commit_check(&w.id, &prev, &s_old, &r_old, KEPT),
         Err(StoreError::LeaseLost { .. })
     ));
 }
@@ -312,7 +316,8 @@ fn a_released_host_waits_out_the_per_host_delay_before_another_node_takes_it() {
     assert_eq!(a.claim_due(100, 10).expect("claim").len(), 1);
     let prev = a.state(&w.id).expect("state").expect("present");
     let (s1, r1) = checked(&prev, 100, 100, &[]);
-    a.commit_check(&w.id, &prev, &s1, &r1).expect("commit");
+    a.commit_check(&w.id, &prev, &s1, &r1, KEPT)
+        .expect("commit");
     // Nothing is due before 100: at 50, `a` has nothing due nor running on the host
     // and lets it go.
     assert!(a.claim_due(50, 10).expect("claim").is_empty());
@@ -366,7 +371,8 @@ fn a_retry_after_pause_holds_for_whichever_node_takes_the_host_next() {
     let (mut s1, mut r1) = checked(&prev, 100, 3600, &[]);
     s1.status = Status::Error;
     r1.host_pause = Some(Duration::from_secs(2));
-    a.commit_check(&w1.id, &prev, &s1, &r1).expect("commit");
+    a.commit_check(&w1.id, &prev, &s1, &r1, KEPT)
+        .expect("commit");
     a.release_all().expect("release");
     assert!(
         b.claim_due(100, 10).expect("claim").is_empty(),
@@ -384,7 +390,8 @@ fn a_retry_after_pause_holds_for_whichever_node_takes_the_host_next() {
     let prev = b.state(&w2.id).expect("state").expect("present");
     let (s2, mut r2) = checked(&prev, 100, 3600, &[]);
     r2.host_pause = Some(Duration::from_secs(60));
-    b.commit_check(&w2.id, &prev, &s2, &r2).expect("commit");
+    b.commit_check(&w2.id, &prev, &s2, &r2, KEPT)
+        .expect("commit");
     b.release_all().expect("release");
     db.store
         .execute("UPDATE watches SET next_check = 10")
@@ -426,10 +433,10 @@ fn a_check_by_hand_holds_the_host_and_cannot_write_over_the_holder() {
         None
     );
     let (s_b, r_b) = checked(&prev, 110, 6000, &["http://one.example/by-b"]);
-    b.commit_check(&w2.id, &prev, &s_b, &r_b)
+    b.commit_check(&w2.id, &prev, &s_b, &r_b, KEPT)
         .expect("b commits");
     assert!(matches!(
-        a.commit_check(&w2.id, &prev, &s2, &r2),
+        a.commit_check(&w2.id, &prev, &s2, &r2, KEPT),
         Err(StoreError::LeaseLost { .. })
     ));
     let st = db.store.state(&w2.id).expect("state").expect("present");
@@ -527,4 +534,41 @@ impl PgStore {
             Ok(())
         })
     }
+}
+
+#[test]
+fn a_store_reopened_with_a_smaller_window_deletes_older_items_on_the_next_commit() {
+    let Some(db) = TestDb::open("window") else {
+        return;
+    };
+    let w = watch("http://a.example/");
+    let commit = |s: &crate::store::Store, urls: Vec<String>| {
+        let prev = s.state(&w.id).expect("state").expect("present");
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let (st, rec) = checked(&prev, 10, 20, &refs);
+        s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
+    };
+    {
+        // A node of an older version: a thousand items kept.
+        let s = crate::store::Store::postgres(db.opts.clone()).expect("store");
+        s.set_items_kept(crate::store::ITEMS_KEPT as usize);
+        s.insert_watch(&w, &state(10)).expect("insert");
+        for r in 0..4u64 {
+            commit(
+                &s,
+                (250 * r..250 * r + 250)
+                    .map(|n| format!("http://a.example/{n}"))
+                    .collect(),
+            );
+        }
+    }
+    let rows = || db.store.count("SELECT count(*) FROM items").expect("count");
+    assert_eq!(rows(), 1000);
+    let s = crate::store::Store::postgres(db.opts.clone()).expect("reopen");
+    assert_eq!(s.items_kept(), crate::model::DEFAULT_ITEMS_KEPT);
+    commit(&s, Vec::new());
+    assert_eq!(rows(), 100, "deleted without a new item");
+    let items = s.items(&w.id, usize::MAX).expect("items");
+    assert_eq!(items[0].link, "http://a.example/999");
+    assert_eq!(items[99].link, "http://a.example/900");
 }

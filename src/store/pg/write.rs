@@ -6,7 +6,6 @@ use crate::model::Watch;
 use crate::model::{Link, Status, WatchId};
 use crate::state::RECENT_CHECKS;
 use crate::state::{CheckLog, WatchState};
-use crate::store::ITEMS_KEPT;
 use crate::store::{codec, CheckRecord, StoreError};
 
 impl Db {
@@ -126,7 +125,8 @@ pub(super) struct Commit {
     retitled: Vec<(String, String)>,
     /// (item id, sequence number, item)
     items: Vec<(String, i64, serde_json::Value)>,
-    /// Items below this sequence number leave the window.
+    /// Items below this sequence number leave the window (those an older version or a
+    /// larger `feed.max_items` kept too: the delete runs on every commit).
     keep_from: i64,
     /// The feed changes: a new feed stamp.
     bump: bool,
@@ -140,6 +140,7 @@ impl Commit {
         prev: &WatchState,
         state: &WatchState,
         record: &CheckRecord,
+        kept: u64,
     ) -> Self {
         let first_seq = state.item_seq + 1 - record.new_items.len() as u64;
         let mut pages: std::collections::BTreeMap<Vec<u8>, &[Link]> =
@@ -174,7 +175,7 @@ impl Commit {
                 .enumerate()
                 .map(|(n, i)| (i.id.clone(), seq_i64(first_seq + n as u64), to_json(i)))
                 .collect(),
-            keep_from: seq_i64(state.item_seq.saturating_sub(ITEMS_KEPT) + 1),
+            keep_from: seq_i64(crate::store::items::kept_from(state.item_seq, kept)),
             bump: !record.new_items.is_empty()
                 || !record.retitled.is_empty()
                 || crate::store::stamp::feed_facts(prev) != crate::store::stamp::feed_facts(state),
