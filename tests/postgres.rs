@@ -465,11 +465,27 @@ async fn a_retry_after_holds_on_the_next_node_even_for_a_check_by_hand() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(*hits.lock().expect("hits"), 1, "node a checked the watch");
-    drop(a);
     let (c, conn) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
         .await
         .expect("connect");
     tokio::spawn(conn);
+    // Node a dies once it has written the pause into the host's lease (the site's
+    // answer comes before that write).
+    for _ in 0..200 {
+        let paused: bool = c
+            .query_opt(
+                "SELECT coalesce(not_before > now(), false) FROM host_leases",
+                &[],
+            )
+            .await
+            .expect("lease")
+            .is_some_and(|row| row.get(0));
+        if paused {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop(a);
     let left: f64 = c
         .query_one(
             "SELECT extract(epoch FROM not_before - now())::float8 FROM host_leases",
