@@ -101,11 +101,30 @@ fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
         return None;
     }
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let host = &rest[..end];
+    let (host, port) = match rest[..end].split_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (&rest[..end], None),
+    };
+    let default_port = if url.starts_with("https") { 443 } else { 80 };
+    // A port as serialized: digits without a leading zero, never the scheme's default.
+    if port
+        .is_some_and(|p| p.starts_with('0') || p.parse::<u16>().map_or(true, |n| n == default_port))
+    {
+        return None;
+    }
     let host_char =
         |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-');
     let last_label = host.rsplit('.').next().unwrap_or(host);
-    if !host.bytes().all(host_char) || !last_label.starts_with(|c: char| c.is_ascii_lowercase()) {
+    let domain = last_label.starts_with(|c: char| c.is_ascii_lowercase());
+    // An IPv4 address as serialized: four decimal numbers up to 255, no leading zeros.
+    let ipv4 = || {
+        let labels: Vec<&str> = host.split('.').collect();
+        labels.len() == 4
+            && labels
+                .iter()
+                .all(|l| (*l == "0" || !l.starts_with('0')) && l.parse::<u8>().is_ok())
+    };
+    if !host.bytes().all(host_char) || !(domain || ipv4()) {
         return None;
     }
     let rest = &rest[end..];
@@ -163,6 +182,16 @@ mod tests {
             "https://example.org/v1.2.3",
             "https://Example.ORG/A/1",
             "https://example.org:8080/a/1",
+            "http://127.0.0.1:8912/site/1/story-12",
+            "http://127.0.0.1:80/a/1",
+            "https://example.org:443/a/1",
+            "https://example.org:0443/a/1",
+            "https://example.org:99999/a/1",
+            "https://example.org:/a/1",
+            "http://127.000.0.1/a/1",
+            "http://1.2.3/a/1",
+            "http://256.1.1.1/a/1",
+            "http://0.0.0.0/a/1",
             "https://user@example.org/a/1",
             "https://0x7f.1/a/1",
             "https://127.0.0.1/a/1",
@@ -186,7 +215,7 @@ mod tests {
     proptest! {
         #[test]
         fn any_link_gets_the_parser_s_shape(
-            url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9})(:[0-9]{1,4})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
+            url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9}|[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})(:[0-9]{0,5})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
         ) {
             prop_assert_eq!(url_shape(&url), parsed_shape(&url), "{}", url);
         }
