@@ -87,60 +87,36 @@ impl Text {
     }
 
     /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
-    /// over what lands in `all`. Works a word at a time ([`Text::push_chars`] is the rule
-    /// it follows).
+    /// over what lands in `all`. Works a word at a time; NULs are dropped (they join the
+    /// characters around them), whitespace separates.
     fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
         for (n, word) in s.split(char::is_whitespace).enumerate() {
             if n > 0 {
                 self.split();
             }
-            if word.is_empty() {
-                continue;
-            }
             if word.contains('\0') {
-                self.push_chars(word, chrome, range.as_deref_mut());
-                continue;
-            }
-            if let Some(at) = self.all.push_word(word) {
-                if let Some(r) = range.as_deref_mut() {
-                    if r.start == r.end {
-                        r.start = at;
-                    }
-                    r.end = self.all.s.len();
+                for c in word.chars().filter(|&c| c != '\0') {
+                    self.push_word(c.encode_utf8(&mut [0; 4]), chrome, range.as_deref_mut());
                 }
-            }
-            if chrome {
-                // What is left out still separates the words around it.
-                self.content.gap = true;
-            } else {
-                self.content.push_word(word);
+            } else if !word.is_empty() {
+                self.push_word(word, chrome, range.as_deref_mut());
             }
         }
     }
 
-    /// [`Text::push`] a character at a time: NULs are dropped, whitespace separates.
-    fn push_chars(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
-        for c in s.chars() {
-            if c == '\0' {
-                continue;
+    /// One word (no whitespace, no NUL) into both texts.
+    fn push_word(&mut self, word: &str, chrome: bool, range: Option<&mut Range<usize>>) {
+        if let (Some(at), Some(r)) = (self.all.push_word(word), range) {
+            if r.start == r.end {
+                r.start = at;
             }
-            if c.is_whitespace() {
-                self.split();
-                continue;
-            }
-            if let Some(at) = self.all.push(c) {
-                if let Some(r) = range.as_deref_mut() {
-                    if r.start == r.end {
-                        r.start = at;
-                    }
-                    r.end = self.all.s.len();
-                }
-            }
-            if chrome {
-                self.content.gap = true;
-            } else {
-                self.content.push(c);
-            }
+            r.end = self.all.s.len();
+        }
+        if chrome {
+            // What is left out still separates the words around it.
+            self.content.gap = true;
+        } else {
+            self.content.push_word(word);
         }
     }
 }
@@ -187,6 +163,32 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The rule [`Text::push`] follows, a character at a time (its first form).
+    fn push_chars(t: &mut Text, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
+        for c in s.chars() {
+            if c == '\0' {
+                continue;
+            }
+            if c.is_whitespace() {
+                t.split();
+                continue;
+            }
+            if let Some(at) = t.all.push(c) {
+                if let Some(r) = range.as_deref_mut() {
+                    if r.start == r.end {
+                        r.start = at;
+                    }
+                    r.end = t.all.s.len();
+                }
+            }
+            if chrome {
+                t.content.gap = true;
+            } else {
+                t.content.push(c);
+            }
+        }
+    }
+
     fn state(t: &Text, r: &Range<usize>) -> (String, String, bool, bool, Range<usize>) {
         (
             t.all.s.clone(),
@@ -210,11 +212,11 @@ mod tests {
             if near_cap {
                 let fill = "x".repeat(MAX_TEXT_BYTES - 20);
                 a.push(&fill, false, None);
-                b.push_chars(&fill, false, None);
+                push_chars(&mut b, &fill, false, None);
             }
             for (s, chrome, in_link) in &parts {
                 a.push(s, *chrome, in_link.then_some(&mut ra));
-                b.push_chars(s, *chrome, in_link.then_some(&mut rb));
+                push_chars(&mut b, s, *chrome, in_link.then_some(&mut rb));
                 prop_assert_eq!(state(&a, &ra), state(&b, &rb));
             }
         }
