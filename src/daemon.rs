@@ -29,10 +29,6 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         tracing::info!(config = %file, data = %data.display(), "starting");
         let app = Arc::new(App::open(config)?);
         app.add_configured_watches()?;
-        let moved = app.recheck_failing()?;
-        if moved > 0 {
-            tracing::info!(watches = moved, "failing watches are checked again within a minute");
-        }
         let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
             crate::error::Error::Failed(format!("cannot listen on {listen}: {e} (set server.listen or SITEFEED_LISTEN)"))
         })?;
@@ -46,6 +42,17 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         let runner = Runner::new(app.clone());
         let sched = tokio::spawn(runner.run(cancel.clone(), std::time::Duration::from_secs(10)));
         let server = tokio::spawn(crate::server::serve(app.clone(), listener, cancel.clone()));
+        // Failing watches are checked again within a minute of a start (a fixed config,
+        // a site back up). Moved while the service already answers: after an outage
+        // that is one durable write per failing watch, seconds for many thousands.
+        let recheck = app.clone();
+        tokio::task::spawn_blocking(move || match recheck.recheck_failing() {
+            Ok(0) => {}
+            Ok(moved) => {
+                tracing::info!(watches = moved, "failing watches are checked again within a minute");
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot move the failing watches' next checks forward"),
+        });
         shutdown_signal().await;
         tracing::info!("shutting down");
         cancel.cancel();

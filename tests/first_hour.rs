@@ -983,3 +983,86 @@ async fn times_are_shown_in_the_watch_or_server_time_zone() {
         .expect("json");
     assert_eq!(w["timezone"], "America/New_York");
 }
+
+/// `sitefeed serve` moves failing watches to be checked within a minute of its start (a
+/// site back up, a config fixed), also now that it does so while it already answers: a
+/// watch that failed, with its next check hours away, is due within a minute.
+#[tokio::test]
+async fn serve_checks_failing_watches_again_within_a_minute_of_its_start() {
+    let site = Site::start(&refs(&notices(3))).await;
+    site.set_raw("application/pdf", b"%PDF-1.4".to_vec());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let now = chrono::Utc::now().timestamp();
+    let id = {
+        let (app, clock) = fast_app(dir.path());
+        clock.set(now);
+        let (w, _) = app
+            .add_watch(&sitefeed::app::NewWatch {
+                url: site.url(),
+                ..Default::default()
+            })
+            .expect("add");
+        for _ in 0..3 {
+            let r = app.check(&w, false).await.expect("check");
+            assert!(r.error.is_some(), "the page is not HTML");
+        }
+        let s = app.state(&w.id).expect("state").expect("a state");
+        assert!(
+            s.next_check > now + 3600,
+            "backed off: {}",
+            s.next_check - now
+        );
+        w.id.to_string()
+    };
+    // The app is gone (and the store's lock with it): the service starts on its data.
+    let port = free_port();
+    let cfg = dir.path().join("sitefeed.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = {:?}\n\
+             [fetch]\nallow_private_addresses = true\nper_host_delay_ms = 0\n",
+            dir.path().display().to_string()
+        ),
+    )
+    .expect("config");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("serve")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let base = format!("http://127.0.0.1:{port}");
+    let _server = common::ServeProcess {
+        child,
+        base: base.clone(),
+    };
+    let c = Client::new();
+    let mut next = None;
+    for _ in 0..200 {
+        if let Ok(r) = c.get(format!("{base}/api/watches/{id}")).send().await {
+            if r.status() == 200 {
+                let w: Value = r.json().await.expect("json");
+                let at = w["next_check"].as_str().expect("next_check").to_owned();
+                let at = chrono::DateTime::parse_from_rfc3339(&at)
+                    .expect("a time")
+                    .timestamp();
+                next = Some(at);
+                if at <= now + 120 {
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let next = next.expect("the service answered");
+    // Within a minute of the start (which came a few seconds after `now`).
+    assert!(
+        next <= now + 120,
+        "the failing watch is due soon after the start, not in {} s",
+        next - now
+    );
+}
