@@ -994,7 +994,7 @@ async fn serve_checks_failing_watches_again_within_a_minute_of_its_start() {
     let dir = tempfile::tempdir().expect("tempdir");
     let now = chrono::Utc::now().timestamp();
     let id = {
-        let (app, clock) = fast_app(dir.path());
+        let (app, clock) = fast_app(&dir.path().join("data"));
         clock.set(now);
         let (w, _) = app
             .add_watch(&sitefeed::app::NewWatch {
@@ -1015,31 +1015,8 @@ async fn serve_checks_failing_watches_again_within_a_minute_of_its_start() {
         w.id.to_string()
     };
     // The app is gone (and the store's lock with it): the service starts on its data.
-    let port = free_port();
-    let cfg = dir.path().join("sitefeed.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = {:?}\n\
-             [fetch]\nallow_private_addresses = true\nper_host_delay_ms = 0\n",
-            dir.path().display().to_string()
-        ),
-    )
-    .expect("config");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sitefeed"))
-        .arg("--config")
-        .arg(&cfg)
-        .arg("serve")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = common::ServeProcess {
-        child,
-        base: base.clone(),
-    };
+    let server = common::start_serve(dir.path()).await;
+    let base = server.base.clone();
     let c = Client::new();
     let mut next = None;
     for _ in 0..200 {
