@@ -198,18 +198,7 @@ fn render(l: &Layout, c: &Content) -> String {
 }
 
 fn watch() -> Watch {
-    Watch {
-        id: crate::model::WatchId::for_url("https://example.org/news/"),
-        url: "https://example.org/news/".into(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 0,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url("https://example.org/news/", 0)
 }
 
 fn changed(a: Analysis) -> Changed {

@@ -453,16 +453,8 @@ mod tests {
 
     fn watch(depth: u8) -> Watch {
         Watch {
-            id: crate::model::WatchId::for_url("https://example.org/news/"),
-            url: "https://example.org/news/".into(),
-            title: None,
             depth,
-            select: None,
-            keywords: Vec::new(),
-            created: 0,
-            strategy: None,
-            options: crate::model::WatchOptions::default(),
-            render: crate::model::Render::Plain,
+            ..Watch::of_url("https://example.org/news/", 0)
         }
     }
 

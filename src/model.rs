@@ -96,6 +96,25 @@ pub struct Watch {
     pub options: WatchOptions,
 }
 
+impl Watch {
+    /// A plain watch of `url` as given (its id from it), created at `created`: depth 1,
+    /// no title, selector or keywords, read without the browser, default settings.
+    pub fn of_url(url: &str, created: i64) -> Self {
+        Self {
+            id: WatchId::for_url(url),
+            url: url.to_owned(),
+            title: None,
+            depth: 1,
+            select: None,
+            keywords: Vec::new(),
+            created,
+            strategy: None,
+            render: Render::Plain,
+            options: WatchOptions::default(),
+        }
+    }
+}
+
 /// A watch's settings that do not change what is read from the page.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatchOptions {

@@ -196,18 +196,7 @@ impl History for Past {
 }
 
 fn watch() -> Watch {
-    Watch {
-        id: crate::model::WatchId::for_url(PAGE),
-        url: PAGE.into(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 0,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url(PAGE, 0)
 }
 
 /// The check of `new` after a check of `old` (`None`: nothing changed).

@@ -1,22 +1,10 @@
 //! Items with every content field, in each format, read back by `feed-rs`.
 
 use super::*;
-use crate::model::{Item, Watch, WatchId};
+use crate::model::{Item, Watch};
 
 fn watch() -> Watch {
-    let url = "https://example.org/news/";
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 1_700_000_000,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url("https://example.org/news/", 1_700_000_000)
 }
 
 /// A full item (an edited title, a full text with script in it) and a bare one.

@@ -7,18 +7,7 @@ use crate::model::{Item, Watch, WatchId};
 const BASE: &str = "http://127.0.0.1:8080";
 
 fn watch(url: &str) -> Watch {
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 1_700_000_000,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url(url, 1_700_000_000)
 }
 
 fn item(title: &str, link: &str, first_seen: i64) -> Item {

@@ -398,15 +398,7 @@ async fn tag_feed(
     let home = format!("{}/?tag={}", base.0, query_value(&tag));
     let watch = Watch {
         id: WatchId::for_url(&format!("tag:{tag}")),
-        url: home,
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 0,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
+        ..Watch::of_url(&home, 0)
     };
     let title = format!("sitefeed: {tag}");
     let updated = items.first().map_or(0, |i| i.first_seen);
