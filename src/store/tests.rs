@@ -4,18 +4,7 @@ use crate::model::{Item, Status};
 use crate::schedule::Adaptive;
 
 fn watch(url: &str) -> Watch {
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 100,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url(url, 100)
 }
 
 fn state(next: i64) -> WatchState {

@@ -71,18 +71,7 @@ impl Drop for TestDb {
 
 /// A plain watch of `url` (the store tests of both backends share these fixtures).
 pub(crate) fn watch(url: &str) -> Watch {
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 100,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url(url, 100)
 }
 
 pub(crate) fn state(next: i64) -> WatchState {

@@ -8,18 +8,7 @@ use crate::store::pg::tests::TestDb;
 use crate::store::{CheckRecord, CrawlRecord};
 
 fn watch(url: &str) -> Watch {
-    Watch {
-        id: WatchId::for_url(url),
-        url: url.to_owned(),
-        title: None,
-        depth: 1,
-        select: None,
-        keywords: Vec::new(),
-        created: 100,
-        strategy: None,
-        options: crate::model::WatchOptions::default(),
-        render: crate::model::Render::Plain,
-    }
+    Watch::of_url(url, 100)
 }
 
 fn link(url: &str) -> Link {
