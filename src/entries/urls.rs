@@ -118,11 +118,10 @@ fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
     let domain = last_label.starts_with(|c: char| c.is_ascii_lowercase());
     // An IPv4 address as serialized: four decimal numbers up to 255, no leading zeros.
     let ipv4 = || {
-        let labels: Vec<&str> = host.split('.').collect();
-        labels.len() == 4
-            && labels
-                .iter()
-                .all(|l| (*l == "0" || !l.starts_with('0')) && l.parse::<u8>().is_ok())
+        host.split('.').count() == 4
+            && host
+                .split('.')
+                .all(|l| (l == "0" || !l.starts_with('0')) && l.parse::<u8>().is_ok())
     };
     if !host.bytes().all(host_char) || !(domain || ipv4()) {
         return None;
