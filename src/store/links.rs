@@ -1,7 +1,8 @@
-//! A watch's last link array on disk: a full array under `l` and the deltas written
-//! since under `L` (`codec.rs`), so a check that changes a page writes what changed, not
-//! the page's whole array. A new full array replaces the deltas when they grow past
-//! half its size or [`MAX_DELTAS`].
+//! A watch's last link array on disk: a full array under `l` (deflated) and the deltas
+//! written since under `L` (`codec.rs`), so a check that changes a page writes what
+//! changed, not the page's whole array. A new full array replaces the deltas when they
+//! grow past half its stored size or [`MAX_DELTAS`]. Reading replays the deltas on
+//! indices ([`codec::replay`]), so a chain costs little more than the full array.
 
 use super::{codec, keys, Store, StoreError};
 use crate::model::{Link, WatchId};
@@ -37,13 +38,15 @@ impl Store {
                 links: Vec::new(),
             });
         };
-        let mut links = codec::decode_links(&base).ok_or_else(|| corrupt(&key))?;
         let mut deltas = Vec::new();
+        let mut values = Vec::new();
         for kv in db.scan_prefix(keys::watch_key(keys::LINK_DELTA, id)) {
             let (k, v) = kv?;
-            links = codec::apply_delta(links, &v).ok_or_else(|| corrupt(&k))?;
             deltas.push((k, v.len()));
+            values.push(v);
         }
+        let chain: Vec<&[u8]> = values.iter().map(AsRef::as_ref).collect();
+        let links = codec::replay(&base, &chain).ok_or_else(|| corrupt(&key))?;
         Ok(Stored {
             base_len: base.len(),
             deltas,
