@@ -38,6 +38,8 @@
 //! There is no page-wide "layout change" switch: a redesign emits its real new entries
 //! and drops its chrome, link by link.
 
+use std::borrow::Cow;
+
 use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -213,7 +215,7 @@ struct Lists<'a> {
     /// Roles that are entry lists on this page or were before.
     list_roles: HashSet<u64>,
     /// URL shapes of the entries of entry lists outside chrome, with their counts.
-    shapes: HashMap<(String, usize, u8), usize>,
+    shapes: HashMap<(Cow<'a, str>, usize, u8), usize>,
     /// Per kind of URL: (main links, secondary links) in entries of several links.
     kinds: HashMap<&'a str, (usize, usize)>,
     /// The page's `main` element, when an entry list stands in it: then whatever stands
@@ -225,7 +227,7 @@ struct Lists<'a> {
     /// The folders above the main links of the entry lists' entries (`https://h/2024/`
     /// and `https://h/2024/05/` for `https://h/2024/05/a-post/`): a link to one of
     /// them is an index of entries (an archive month, a section), not an entry.
-    folders: HashSet<String>,
+    folders: HashSet<&'a str>,
 }
 
 impl<'a> Lists<'a> {
@@ -234,10 +236,16 @@ impl<'a> Lists<'a> {
         let entries = group(links, ctx);
         let ne = entries.main.len();
         let mut size = vec![0usize; ne];
-        let mut urls_in: Vec<HashSet<&str>> = vec![HashSet::default(); ne];
+        // Whether an entry holds two URLs or more: its first URL, then a flag.
+        let mut first_url: Vec<Option<&str>> = vec![None; ne];
+        let mut two_urls = vec![false; ne];
         for (i, &e) in entries.entry_of.iter().enumerate() {
             size[e] += 1;
-            urls_in[e].insert(links[i].url.as_str());
+            let url = links[i].url.as_str();
+            match first_url[e] {
+                None => first_url[e] = Some(url),
+                Some(first) => two_urls[e] |= first != url,
+            }
         }
         let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
@@ -249,7 +257,7 @@ impl<'a> Lists<'a> {
                 continue;
             };
             let (text, media) = entries.container[e].map_or((0, 0), |id| st.blocks.content(id));
-            let rich = text >= params.block_text || media > 0 || urls_in[e].len() >= 2;
+            let rich = text >= params.block_text || media > 0 || two_urls[e];
             rich_entry[e] = rich;
             let r = roles.entry(c.role).or_default();
             r.entries += 1;
@@ -285,7 +293,7 @@ impl<'a> Lists<'a> {
             })
         });
         let outside = |c: &super::Context| main.is_some_and(|id| !c.path.contains(&id));
-        let mut shapes: HashMap<(String, usize, u8), usize> = HashMap::default();
+        let mut shapes: HashMap<(Cow<'a, str>, usize, u8), usize> = HashMap::default();
         for &m in &entries.main {
             if let Some(c) = ctx[m].as_ref() {
                 if !c.chrome && !outside(c) && list_roles.contains(&c.role) {
@@ -293,7 +301,7 @@ impl<'a> Lists<'a> {
                 }
             }
         }
-        let mut folders: HashSet<String> = HashSet::default();
+        let mut folders: HashSet<&'a str> = HashSet::default();
         for &m in &entries.main {
             if ctx[m]
                 .as_ref()
@@ -331,7 +339,7 @@ impl<'a> Lists<'a> {
     fn index(&self, url: &str) -> bool {
         !url.contains('?')
             && (self.folders.contains(url)
-                || (!url.ends_with('/') && self.folders.contains(&format!("{url}/"))))
+                || (!url.ends_with('/') && self.folders.contains(format!("{url}/").as_str())))
     }
 
     /// Whether the entry of link `i` holds content besides its link.

@@ -2,6 +2,8 @@
 //! share, the kind of a URL (host and first segment), the folders above a URL, a URL
 //! with its numbers blanked. Pure string work; uses `url` only.
 
+use std::borrow::Cow;
+
 /// A URL with each run of digits replaced by `0`: `?page=2&before=5035` and
 /// `?page=2&before=5040` have one shape.
 pub(crate) fn shape(url: &str) -> String {
@@ -38,22 +40,26 @@ pub(crate) fn url_kind(url: &str) -> &str {
 /// The shape of a URL that entries share: host, path depth and what names the page: 1 a
 /// query with a number (`?id=123`), 2 a number, 3 a slug of several words, 4 a word with
 /// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
-pub(super) fn url_shape(url: &str) -> (String, usize, u8) {
+/// The host is borrowed from `url` when it is written as the parser writes it.
+pub(super) fn url_shape(url: &str) -> (Cow<'_, str>, usize, u8) {
     if let Some((host, path, query)) = serialized_parts(url) {
-        return shape_of(host, path.split('/'), query);
+        let (depth, class) = shape_of(path.split('/'), query);
+        return (Cow::Borrowed(host), depth, class);
     }
     let Ok(u) = url::Url::parse(url) else {
-        return (String::new(), 0, 0);
+        return (Cow::Borrowed(""), 0, 0);
     };
     let segs = u.path_segments().into_iter().flatten();
-    shape_of(u.host_str().unwrap_or(""), segs, u.query())
+    let (depth, class) = shape_of(segs, u.query());
+    (
+        Cow::Owned(u.host_str().unwrap_or("").to_owned()),
+        depth,
+        class,
+    )
 }
 
-fn shape_of<'a>(
-    host: &str,
-    segments: impl Iterator<Item = &'a str>,
-    query: Option<&str>,
-) -> (String, usize, u8) {
+/// The path depth and the class of the last segment (see [`url_shape`]).
+fn shape_of<'a>(segments: impl Iterator<Item = &'a str>, query: Option<&str>) -> (usize, u8) {
     let (mut depth, mut last) = (0, "");
     for seg in segments.filter(|x| !x.is_empty()) {
         depth += 1;
@@ -78,7 +84,7 @@ fn shape_of<'a>(
     } else {
         5
     };
-    (host.to_owned(), depth, class)
+    (depth, class)
 }
 
 /// Host, path and query of an `http(s)` URL written as the `url` crate serializes it
@@ -143,20 +149,24 @@ fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
 
 /// The folders strictly above a URL's path, below the site's root, each with its closing
 /// slash (`https://h/a/`, `https://h/a/b/` for `https://h/a/b/c`).
-pub(super) fn ancestors(url: &str) -> impl Iterator<Item = String> + '_ {
+pub(super) fn ancestors(url: &str) -> impl Iterator<Item = &str> + '_ {
     let start = url.find("://").map_or(0, |p| p + 3);
     let end = url.find(['?', '#']).unwrap_or(url.len());
     let path_at = url[start..end].find('/').map_or(end, |p| start + p);
     url[path_at..end]
         .char_indices()
         .filter(move |&(k, c)| c == '/' && k > 0 && path_at + k + 1 < end)
-        .map(move |(k, _)| url[..=path_at + k].to_owned())
+        .map(move |(k, _)| &url[..=path_at + k])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn owned((host, depth, class): (Cow<'_, str>, usize, u8)) -> (String, usize, u8) {
+        (host.into_owned(), depth, class)
+    }
 
     /// What `url_shape` answered when it parsed every URL.
     fn parsed_shape(url: &str) -> (String, usize, u8) {
@@ -166,7 +176,8 @@ mod tests {
         let segs: Vec<&str> = u
             .path_segments()
             .map_or_else(Vec::new, |s| s.filter(|x| !x.is_empty()).collect());
-        shape_of(u.host_str().unwrap_or(""), segs.into_iter(), u.query())
+        let (depth, class) = shape_of(segs.into_iter(), u.query());
+        (u.host_str().unwrap_or("").to_owned(), depth, class)
     }
 
     #[test]
@@ -207,7 +218,7 @@ mod tests {
             "https://example.org/?",
             "not a url",
         ] {
-            assert_eq!(url_shape(url), parsed_shape(url), "{url}");
+            assert_eq!(owned(url_shape(url)), parsed_shape(url), "{url}");
         }
     }
 
@@ -216,7 +227,7 @@ mod tests {
         fn any_link_gets_the_parser_s_shape(
             url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9}|[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})(:[0-9]{0,5})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
         ) {
-            prop_assert_eq!(url_shape(&url), parsed_shape(&url), "{}", url);
+            prop_assert_eq!(owned(url_shape(&url)), parsed_shape(&url), "{}", url);
         }
     }
 }
