@@ -245,7 +245,9 @@ struct Part {
 }
 
 /// Adds to `batch` the URL keys `hashes`, all gone at `stamp`, as new buckets from number
-/// `seq` on. Returns the number after the last one written.
+/// `seq` on. Returns the number after the last one written. The numbers are free only
+/// while no other write to the watch's seen set runs between the read of `seq` and the
+/// batch: the commits and edits of a watch hold its lock, as for its items' sequence.
 pub(super) fn put(
     batch: &mut sled::Batch,
     id: &WatchId,
@@ -429,6 +431,7 @@ impl Store {
                 live.push(part);
             }
         }
+        drop_superseded(batch, id, &mut live, &mut expired);
         // Buckets in the order of their departures, merged while they stay small and
         // close; what is left of expired buckets, merged while small (every key of them
         // is kept only for its item, whenever it left).
@@ -462,6 +465,62 @@ impl Store {
             return pg.seen_len(id);
         }
         Ok(self.seen_hashes(id)?.len())
+    }
+}
+
+/// Drops from the stored buckets the copies of URLs that left again later: a copy goes
+/// when a bucket whose latest departure is not earlier (in time and in checks) holds the
+/// URL too, so the URL is kept at least as long. A bucket is rewritten for it only when
+/// at least an eighth of its keys go (or all: then it is removed), which bounds both the
+/// copies kept and the rewrites.
+fn drop_superseded(
+    batch: &mut sled::Batch,
+    id: &WatchId,
+    live: &mut Vec<Part>,
+    expired: &mut Vec<Part>,
+) {
+    // For each URL, the bucket holding it with the latest departure (by check count,
+    // then time, then number): that departure and the bucket's place in this order.
+    let order = |p: &Part| (p.bucket.last.checks, p.bucket.last.minutes, p.seq);
+    let mut latest: std::collections::HashMap<Hash, (Stamp, Option<u32>)> =
+        std::collections::HashMap::new();
+    for p in live
+        .iter()
+        .chain(expired.iter())
+        .filter(|p| p.seq.is_some())
+    {
+        for h in &p.bucket.hashes {
+            let e = latest.entry(*h).or_insert((p.bucket.last, p.seq));
+            if order(p) > (e.0.checks, e.0.minutes, e.1) {
+                *e = (p.bucket.last, p.seq);
+            }
+        }
+    }
+    for parts in [live, expired] {
+        parts.retain_mut(|p| {
+            if p.seq.is_none() {
+                return true;
+            }
+            let last = p.bucket.last;
+            let superseded = |h: &Hash| {
+                latest.get(h).is_some_and(|&(l, seq)| {
+                    seq != p.seq && l.minutes >= last.minutes && l.checks >= last.checks
+                })
+            };
+            let n = p.bucket.hashes.iter().filter(|h| superseded(h)).count();
+            if n == 0 || 8 * n < p.bucket.hashes.len() {
+                return true;
+            }
+            p.bucket.hashes.retain(|h| !superseded(h));
+            if p.bucket.hashes.is_empty() {
+                if let Some(seq) = p.seq {
+                    batch.remove(keys::seen_bucket(id, seq));
+                }
+                return false;
+            }
+            p.changed = true;
+            true
+        });
     }
 }
 

@@ -124,6 +124,59 @@ fn a_url_that_left_again_lives_as_long_as_its_new_departure_says() {
     assert_eq!(count(&s, keys::SEEN_BUCKET, &w), 0);
 }
 
+/// URL keys stored in `w`'s buckets, copies included.
+fn stored_hashes(s: &Store, w: &Watch) -> usize {
+    s.db()
+        .expect("db")
+        .scan_prefix(keys::watch_key(keys::SEEN_BUCKET, &w.id))
+        .values()
+        .map(|v| (v.expect("value").len() - HEADER) / 8)
+        .sum()
+}
+
+#[test]
+fn older_copies_of_urls_that_left_again_go_when_an_eighth_of_a_bucket_is_copies() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let urls: Vec<String> = (0..16).map(url).collect();
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let mut at = 1_000_000;
+    for c in 1..=64 {
+        at += HOUR;
+        match c {
+            // All sixteen leave at check 1; one comes back and leaves again at check 40:
+            // a sixteenth of the old bucket is copies, it stays as it is.
+            1 => gone_at(&s, &w, at, &refs, &[]),
+            40 => gone_at(&s, &w, at, &refs[..1], &[]),
+            _ => gone_at(&s, &w, at, &[], &[]),
+        };
+    }
+    assert_eq!(stored_hashes(&s, &w), 17);
+    // Two more leave again at check 70: three sixteenths, the old bucket drops them at
+    // the sweep of check 96.
+    for c in 65..=96 {
+        at += HOUR;
+        match c {
+            70 => gone_at(&s, &w, at, &refs[1..3], &[]),
+            _ => gone_at(&s, &w, at, &[], &[]),
+        };
+    }
+    assert_eq!(stored_hashes(&s, &w), 16);
+    assert_eq!(s.seen_len(&w.id).expect("len"), 16);
+    // The three live by their new departures: a month after check 1, the other
+    // thirteen go, they stay.
+    let t1 = 1_000_000 + HOUR;
+    at = at.max(t1 + FORGET_AFTER_SECS);
+    for _ in 97..=128 {
+        at += 60;
+        gone_at(&s, &w, at, &[], &[]);
+    }
+    for (n, u) in urls.iter().enumerate() {
+        assert_eq!(s.is_seen(&w.id, u).expect("seen"), n < 3, "{u}");
+    }
+}
+
 /// Writes `w`'s seen URLs as a store before buckets kept them (one key each) and marks
 /// the store as schema 2.
 fn write_old_form(dir: &std::path::Path, w: &Watch, urls: &[(&str, Vec<u8>)]) {
