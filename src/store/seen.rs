@@ -23,7 +23,8 @@
 //! up to [`BUCKET_SPAN_CHECKS`] checks longer than its own departure asks). The sweep
 //! drops an expired bucket whole, or rewrites it with only the keys that kept items link
 //! to. A URL that comes back and leaves again is written anew with that departure: the
-//! newer copy keeps it as long as its new time says; the older goes with its bucket.
+//! newer copy keeps it as long as its new time says; the older goes with its bucket, or
+//! before, when a sweep finds that at least an eighth of that bucket are such copies.
 //!
 //! **Older stores.** Before buckets, each URL had its own key (`u` id hash) holding its
 //! stamp, empty in the first stores, 16 bytes (seconds i64, checks u64) in the first form
