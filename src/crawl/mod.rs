@@ -93,6 +93,8 @@ pub struct Crawl {
     emitted: HashSet<String>,
     /// URLs observed in this check (to add to the seen set when new).
     observed: HashSet<String>,
+    /// The watch's seen set, read at the first question.
+    seen: crate::store::SeenCache,
     /// Pages per calendar shape, known or queued.
     calendars: HashMap<String, usize>,
     pages_out: Vec<(String, Vec<Link>)>,
@@ -189,6 +191,7 @@ impl Crawl {
             tracking: tracking.clone(),
             emitted: HashSet::new(),
             observed: HashSet::new(),
+            seen: crate::store::SeenCache::default(),
             calendars,
             pages_out: Vec::new(),
             items: Vec::new(),
@@ -539,12 +542,14 @@ impl Crawl {
     pub fn finish(self) -> Result<DeepOutcome, StoreError> {
         let mut seen_urls = Vec::new();
         for url in self.observed {
-            if !self.store.is_seen(&self.watch.id, &url)? {
+            if !self.seen.contains(&self.store, &self.watch.id, &url)? {
                 seen_urls.push(url);
             }
         }
         for url in self.emitted {
-            if !seen_urls.contains(&url) && !self.store.is_seen(&self.watch.id, &url)? {
+            if !seen_urls.contains(&url)
+                && !self.seen.contains(&self.store, &self.watch.id, &url)?
+            {
                 seen_urls.push(url);
             }
         }

@@ -161,7 +161,7 @@ impl Crawl {
         let new_idx = diff::new_links(&old, &read.kept, &|l: &Link| {
             old_urls.contains(l.url.as_str())
                 || self.emitted.contains(&l.url)
-                || match self.store.is_seen(&self.watch.id, &l.url) {
+                || match self.seen.contains(&self.store, &self.watch.id, &l.url) {
                     Ok(s) => s,
                     Err(e) => {
                         err.borrow_mut().get_or_insert(e);

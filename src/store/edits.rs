@@ -40,9 +40,15 @@ impl Store {
         let mut state = prev.clone();
         let mut batch = sled::Batch::default();
         if rebaseline {
-            let left = seen::stamp(self_now(&prev), prev.checks);
-            for l in self.links(&watch.id)? {
-                batch.insert(keys::seen(&watch.id, &l.url), &left);
+            let left = seen::Stamp::new(self_now(&prev), prev.checks);
+            let hashes: Vec<_> = self
+                .links(&watch.id)?
+                .iter()
+                .map(|l| keys::url_hash(&l.url))
+                .collect();
+            if !hashes.is_empty() {
+                let seq = self.next_seen_bucket(&watch.id)?;
+                seen::put(&mut batch, &watch.id, seq, hashes, left)?;
             }
             self.remove_links(&mut batch, &watch.id)?;
             state.link_fingerprint = None;

@@ -11,7 +11,8 @@
 //! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
 //! | `I` id first_seq(u64) | older items packed by a hundred (`items.rs`) |
 //! | `L` id n(u32) | a delta of the link array (`codec.rs`), applied in order after `l` |
-//! | `u` id md5(url)[..8] | when this URL last left the page (unix minutes u32, check count u32); empty in stores written before it was kept |
+//! | `U` id n(u32) | a bucket of the seen set (`seen.rs`): version byte 1, the stamps of its first and latest departure (unix minutes u32, check count u32 each), then up to 256 keys md5(url)[..8] of URLs that left the page |
+//! | `u` id md5(url)[..8] | a seen URL of the form before buckets (schema 2 and older), read as it is until its watch's sweep moves it into a bucket: when it last left the page (unix minutes u32, check count u32); empty in stores written before that was kept |
 //! | `q` id | the watch's feed stamp: change sequence (u64), failing since (i64, when failing) |
 //! | `f` id | empty: the watch is failing (its last check was an error) |
 //! | `r` id | the watch's render mode (JSON), counted at start-up without reading watches |
@@ -26,7 +27,10 @@ pub(crate) const WATCH: u8 = b'w';
 pub(crate) const STATE: u8 = b's';
 pub(crate) const LINKS: u8 = b'l';
 pub(crate) const ITEM: u8 = b'i';
+/// A seen URL of the old form, one key each (read, and moved into buckets by sweeps).
 pub(crate) const SEEN: u8 = b'u';
+/// A bucket of seen URLs.
+pub(crate) const SEEN_BUCKET: u8 = b'U';
 pub(crate) const DUE: u8 = b'd';
 pub(crate) const CRAWL: u8 = b'c';
 pub const PAGE: u8 = b'p';
@@ -39,7 +43,8 @@ pub(crate) const RENDER: u8 = b'r';
 /// The kinds whose keys are `kind id`, one per watch.
 pub(crate) const PER_WATCH: [u8; 7] = [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER];
 /// The kinds whose keys are ranges under `kind id`.
-pub(crate) const PER_WATCH_RANGES: [u8; 5] = [ITEM, SEEN, PAGE, LINK_DELTA, ITEM_CHUNK];
+pub(crate) const PER_WATCH_RANGES: [u8; 6] =
+    [ITEM, SEEN, SEEN_BUCKET, PAGE, LINK_DELTA, ITEM_CHUNK];
 
 pub fn link_delta(id: &WatchId, n: u32) -> Vec<u8> {
     let mut k = watch_key(LINK_DELTA, id);
@@ -66,10 +71,26 @@ pub fn item(id: &WatchId, seq: u64) -> Vec<u8> {
     k
 }
 
-pub fn seen(id: &WatchId, url: &str) -> Vec<u8> {
+/// The key of a URL in the seen set: the first 8 bytes of its MD5 (its item's id is
+/// their hex).
+pub fn url_hash(url: &str) -> [u8; 8] {
     use md5::{Digest, Md5};
+    let mut h = [0u8; 8];
+    h.copy_from_slice(&Md5::digest(url.as_bytes())[..8]);
+    h
+}
+
+/// The key of a seen URL of the old form.
+pub fn seen(id: &WatchId, url: &str) -> Vec<u8> {
     let mut k = watch_key(SEEN, id);
-    k.extend_from_slice(&Md5::digest(url.as_bytes())[..8]);
+    k.extend_from_slice(&url_hash(url));
+    k
+}
+
+/// The key of bucket `n` of a watch's seen set.
+pub fn seen_bucket(id: &WatchId, n: u32) -> Vec<u8> {
+    let mut k = watch_key(SEEN_BUCKET, id);
+    k.extend_from_slice(&n.to_be_bytes());
     k
 }
 

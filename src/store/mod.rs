@@ -26,6 +26,7 @@ pub mod transfer;
 
 pub use backend::NodeLimits;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
+pub use seen::SeenCache;
 pub use stamp::Usage;
 pub use state::{CheckRecord, CrawlRecord, WatchHistory};
 
@@ -39,8 +40,10 @@ use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 /// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,
-/// failing and render indices (a schema-1 store is migrated on open).
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+/// failing and render indices (a schema-1 store is migrated on open); 3: the seen set in
+/// buckets (a schema-2 store opens as it is: its seen URLs are read where they are and
+/// moved into buckets by each watch's sweeps).
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 pub use crate::model::ITEMS_KEPT;
 
@@ -291,15 +294,11 @@ impl Store {
 
     /// What the analysis reads of one watch's past, from this store.
     pub fn history<'a>(&'a self, id: &'a WatchId) -> WatchHistory<'a> {
-        WatchHistory { store: self, id }
-    }
-
-    /// Whether `url` was ever seen on this watch's page.
-    pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
-        if let Some(pg) = &self.pg {
-            return pg.is_seen(id, url);
+        WatchHistory {
+            store: self,
+            id,
+            seen: SeenCache::default(),
         }
-        Ok(self.db_read()?.contains_key(keys::seen(id, url))?)
     }
 
     /// Removes a watch and everything stored for it. Returns whether it existed.
@@ -371,13 +370,25 @@ impl Store {
         if let Some(links) = &record.links {
             self.put_links(&mut batch, id, links)?;
         }
-        // The sweep first: a URL that leaves the page now gets its new time below.
+        // The sweep first: a URL that leaves the page now gets its new time below, in a
+        // bucket of its own.
+        let mut next_bucket = None;
         if state.checks % seen::SWEEP_EVERY == 0 && state.checks != prev.checks {
-            self.sweep_seen(&mut batch, id, at, state.checks)?;
+            next_bucket = Some(self.sweep_seen(&mut batch, id, at, state.checks)?);
         }
-        let left = seen::stamp(at, state.checks);
-        for url in &record.seen_urls {
-            batch.insert(keys::seen(id, url), &left);
+        if !record.seen_urls.is_empty() {
+            let seq = match next_bucket {
+                Some(n) => n,
+                None => self.next_seen_bucket(id)?,
+            };
+            let hashes = record.seen_urls.iter().map(|u| keys::url_hash(u)).collect();
+            seen::put(
+                &mut batch,
+                id,
+                seq,
+                hashes,
+                seen::Stamp::new(at, state.checks),
+            )?;
         }
         Self::put_failing(&mut batch, id, state);
         if !record.new_items.is_empty()

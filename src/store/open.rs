@@ -144,6 +144,9 @@ impl Store {
                 if found < 2 {
                     Self::migrate_1_to_2(&db)?;
                 }
+                if found < 3 {
+                    Self::migrate_2_to_3(&db)?;
+                }
             }
         }
         Ok(db)

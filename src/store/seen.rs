@@ -1,18 +1,42 @@
 //! The seen set: the URLs that left a watch's page (those on it are in its link array),
-//! so that a link that comes back is not new again. Each URL keeps when it last left the
-//! page (time and check count); the set is bounded by forgetting a URL once it has been
-//! gone long enough:
+//! so that a link that comes back is not new again. A URL is known by its key, the
+//! first 8 bytes of its MD5 (the id of its item is their hex). The set is bounded by
+//! forgetting a URL once it has been gone long enough:
 //!
 //! - for at least [`FORGET_AFTER_CHECKS`] checks **and** [`FORGET_AFTER_SECS`] (both, so
 //!   neither a fast schedule nor a paused watch forgets early), whatever the items, and
 //! - only when no kept item links to it (an item the feed may still carry is never
 //!   emitted again while it is kept).
 //!
-//! A URL that comes back inside that window is refreshed when it leaves again. What can
-//! come back after it is a link gone from the page for at least a month and a hundred
-//! checks whose item, if it had one, is out of the item window; it would be a new item
-//! with the same id (`Item::id_for` of its URL) as the one readers got long ago, which
-//! readers match by id.
+//! **Buckets.** The keys are packed into buckets, one sled key each (`U` id n, with n a
+//! u32 numbering the watch's buckets), whose value is a version byte, the stamps of the
+//! first and of the latest departure in it (unix minutes u32 and the watch's check count
+//! u32 each) and the 8-byte keys, 2 KB at most ([`BUCKET_HASHES`]). A check writes the
+//! URLs that left its page as a new bucket, stamped with its time and check count, and
+//! rewrites nothing; the sweep (every [`SWEEP_EVERY`] checks) merges the small buckets of
+//! the last checks into one (while it holds at most [`BUCKET_HASHES`] keys and its
+//! departures lie within [`BUCKET_SPAN_CHECKS`] checks), so a watch keeps a few dozen
+//! keys for thousands of URLs.
+//!
+//! A bucket is judged by its latest departure, in time and in checks: it expires when
+//! that one is gone long enough, so none of its URLs is forgotten early (one may be kept
+//! up to [`BUCKET_SPAN_CHECKS`] checks longer than its own departure asks). The sweep
+//! drops an expired bucket whole, or rewrites it with only the keys that kept items link
+//! to. A URL that comes back and leaves again is written anew with that departure: the
+//! newer copy keeps it as long as its new time says; the older goes with its bucket, or
+//! before, when a sweep finds that at least an eighth of that bucket are such copies.
+//!
+//! **Older stores.** Before buckets, each URL had its own key (`u` id hash) holding its
+//! stamp, empty in the first stores, 16 bytes (seconds i64, checks u64) in the first form
+//! of the stamp. Such keys count as seen as they are; a watch's sweep moves them into
+//! buckets (grouped by their stamps, never later than one judged by its latest) in the
+//! same batch that removes them, or forgets them by the same rule, so none is lost.
+//!
+//! **Why nothing old comes back.** A URL that comes back inside that window is not new.
+//! What can come back after it is a link gone from the page for at least a month and a
+//! hundred checks whose item, if it had one, is out of the item window; it would be a new
+//! item with the same id (`Item::id_for` of its URL) as the one readers got long ago,
+//! which readers match by id.
 //!
 //! The item window is the feed's: the store keeps as many items as a feed shows
 //! (`feed.max_items`, default 100), so "kept" and "still in the feed" are the same items
@@ -23,6 +47,7 @@
 //! bring dropped items back, so no item leaves a feed and returns to it by that either.
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use super::{keys, Store, StoreError};
 use crate::model::WatchId;
@@ -34,85 +59,542 @@ pub(crate) const FORGET_AFTER_SECS: i64 = 30 * 86_400;
 /// A watch's seen set is swept every this many checks (spread over watches by their
 /// own check counts).
 pub(crate) const SWEEP_EVERY: u64 = 32;
+/// The most URL keys one bucket holds (2 KB of them).
+pub(crate) const BUCKET_HASHES: usize = 256;
+/// The sweep merges buckets only while their departures lie within this many checks, so
+/// that a URL is kept at most that much longer than its own departure asks.
+pub(crate) const BUCKET_SPAN_CHECKS: u64 = SWEEP_EVERY;
 
-/// When a URL left the page: unix minutes (u32) and the watch's check count (u32,
-/// saturating), 8 bytes.
-pub(super) fn stamp(at: i64, checks: u64) -> [u8; 8] {
-    let minutes = u32::try_from(at.max(0) / 60).unwrap_or(u32::MAX);
-    let checks = u32::try_from(checks).unwrap_or(u32::MAX);
-    let mut v = [0u8; 8];
-    v[..4].copy_from_slice(&minutes.to_be_bytes());
-    v[4..].copy_from_slice(&checks.to_be_bytes());
-    v
+/// Leading byte of a bucket's value.
+const BUCKET_V1: u8 = 1;
+/// Version byte and two stamps.
+const HEADER: usize = 1 + 8 + 8;
+
+/// A URL's key in the seen set: the first 8 bytes of its MD5.
+pub(super) type Hash = [u8; 8];
+
+/// When a URL left the page: unix minutes and the watch's check count (both saturating
+/// u32), 8 bytes on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    minutes: u32,
+    checks: u32,
 }
 
-/// Unix seconds and check count of a stamp; `None` for a URL stored without one.
-fn parse_stamp(v: &[u8]) -> Option<(i64, u64)> {
-    if v.len() == 16 {
-        // The first form of the stamp: seconds (i64) and checks (u64).
-        let at = i64::from_be_bytes(v.get(..8)?.try_into().ok()?);
-        let checks = u64::from_be_bytes(v.get(8..)?.try_into().ok()?);
-        return Some((at, checks));
+impl Stamp {
+    pub(super) fn new(at: i64, checks: u64) -> Self {
+        Self {
+            minutes: u32::try_from(at.max(0) / 60).unwrap_or(u32::MAX),
+            checks: u32::try_from(checks).unwrap_or(u32::MAX),
+        }
     }
-    let minutes = u32::from_be_bytes(v.get(..4)?.try_into().ok()?);
-    let checks = u32::from_be_bytes(v.get(4..8)?.try_into().ok()?);
-    Some((i64::from(minutes) * 60, u64::from(checks)))
+
+    fn bytes(self) -> [u8; 8] {
+        let mut v = [0u8; 8];
+        v[..4].copy_from_slice(&self.minutes.to_be_bytes());
+        v[4..].copy_from_slice(&self.checks.to_be_bytes());
+        v
+    }
+
+    fn parse(v: &[u8]) -> Option<Self> {
+        Some(Self {
+            minutes: u32::from_be_bytes(v.get(..4)?.try_into().ok()?),
+            checks: u32::from_be_bytes(v.get(4..8)?.try_into().ok()?),
+        })
+    }
+
+    /// The stamp of a URL key of the old form: `Ok(None)` for one stored without a
+    /// stamp, `Err` for a value of no known form.
+    fn parse_old(v: &[u8]) -> Result<Option<Self>, ()> {
+        match v.len() {
+            0 => Ok(None),
+            8 => Self::parse(v).map(Some).ok_or(()),
+            16 => {
+                // The first form of the stamp: seconds (i64) and checks (u64). Minutes
+                // are rounded up, so the URL is not judged to have left earlier.
+                let at = i64::from_be_bytes(v.get(..8).ok_or(())?.try_into().map_err(|_| ())?);
+                let checks = u64::from_be_bytes(v.get(8..).ok_or(())?.try_into().map_err(|_| ())?);
+                Ok(Some(Self::new(at.saturating_add(59), checks)))
+            }
+            _ => Err(()),
+        }
+    }
+
+    /// The later of two stamps in time and in checks, each on its own.
+    fn latest(self, other: Self) -> Self {
+        Self {
+            minutes: self.minutes.max(other.minutes),
+            checks: self.checks.max(other.checks),
+        }
+    }
+
+    /// The earlier of two stamps in time and in checks, each on its own.
+    fn earliest(self, other: Self) -> Self {
+        Self {
+            minutes: self.minutes.min(other.minutes),
+            checks: self.checks.min(other.checks),
+        }
+    }
+
+    /// Whether a URL that left at this stamp has been gone long enough at `now` (check
+    /// count `checks`) to be forgotten.
+    fn expired(self, now: i64, checks: u64) -> bool {
+        let at = i64::from(self.minutes) * 60;
+        now.saturating_sub(at) >= FORGET_AFTER_SECS
+            && checks
+                .min(u64::from(u32::MAX))
+                .saturating_sub(u64::from(self.checks))
+                >= FORGET_AFTER_CHECKS
+    }
+}
+
+/// A bucket of URL keys with the stamps of its first and latest departure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Bucket {
+    first: Stamp,
+    last: Stamp,
+    hashes: Vec<Hash>,
+}
+
+impl Bucket {
+    fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(HEADER + 8 * self.hashes.len());
+        v.push(BUCKET_V1);
+        v.extend_from_slice(&self.first.bytes());
+        v.extend_from_slice(&self.last.bytes());
+        for h in &self.hashes {
+            v.extend_from_slice(h);
+        }
+        v
+    }
+
+    fn decode(key: &[u8], v: &[u8]) -> Result<Self, StoreError> {
+        let hashes = bucket_hashes(key, v)?;
+        let corrupt = || corrupt(key, "malformed seen bucket");
+        Ok(Self {
+            first: Stamp::parse(v.get(1..9).ok_or_else(corrupt)?).ok_or_else(corrupt)?,
+            last: Stamp::parse(v.get(9..17).ok_or_else(corrupt)?).ok_or_else(corrupt)?,
+            hashes: hashes.map(|h| h.try_into().unwrap_or_default()).collect(),
+        })
+    }
+
+    /// A bucket of `hashes` (each once) that all left at `stamp`.
+    fn of(mut hashes: Vec<Hash>, stamp: Stamp) -> Self {
+        hashes.sort_unstable();
+        hashes.dedup();
+        Self {
+            first: stamp,
+            last: stamp,
+            hashes,
+        }
+    }
+
+    fn merge(&mut self, other: Self) {
+        self.first = self.first.earliest(other.first);
+        self.last = self.last.latest(other.last);
+        self.hashes.extend(other.hashes);
+        self.hashes.sort_unstable();
+        self.hashes.dedup();
+    }
+}
+
+/// The keys of a bucket's value, after checking its form.
+fn bucket_hashes<'v>(
+    key: &[u8],
+    v: &'v [u8],
+) -> Result<impl Iterator<Item = &'v [u8]> + 'v, StoreError> {
+    match v.first() {
+        Some(&BUCKET_V1) if v.len() >= HEADER && (v.len() - HEADER) % 8 == 0 => {
+            Ok(v.get(HEADER..).unwrap_or_default().chunks_exact(8))
+        }
+        Some(&BUCKET_V1) => Err(corrupt(key, "malformed seen bucket")),
+        Some(b) => Err(corrupt(key, &format!("unknown seen bucket version {b}"))),
+        None => Err(corrupt(key, "empty seen bucket")),
+    }
+}
+
+fn corrupt(key: &[u8], reason: &str) -> StoreError {
+    StoreError::Corrupt {
+        key: String::from_utf8_lossy(key).into_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// The number of a bucket from its key.
+fn bucket_seq(prefix_len: usize, key: &[u8]) -> Result<u32, StoreError> {
+    key.get(prefix_len..)
+        .and_then(|n| n.try_into().ok())
+        .map(u32::from_be_bytes)
+        .ok_or_else(|| corrupt(key, "malformed seen bucket key"))
+}
+
+/// The URL key at the end of a key of the old form.
+fn old_hash(prefix_len: usize, key: &[u8]) -> Result<Hash, StoreError> {
+    key.get(prefix_len..)
+        .and_then(|h| h.try_into().ok())
+        .ok_or_else(|| corrupt(key, "malformed seen key"))
+}
+
+/// One part the sweep groups into buckets: a stored bucket (by its number) or URLs of
+/// the old form (by their keys).
+struct Part {
+    seq: Option<u32>,
+    old_keys: Vec<sled::IVec>,
+    bucket: Bucket,
+    /// Its bucket must be written even when it stays alone.
+    changed: bool,
+}
+
+/// Adds to `batch` the URL keys `hashes`, all gone at `stamp`, as new buckets from number
+/// `seq` on. Returns the number after the last one written. The numbers are free only
+/// while no other write to the watch's seen set runs between the read of `seq` and the
+/// batch: the commits and edits of a watch hold its lock, as for its items' sequence.
+pub(super) fn put(
+    batch: &mut sled::Batch,
+    id: &WatchId,
+    seq: u32,
+    hashes: Vec<Hash>,
+    stamp: Stamp,
+) -> Result<u32, StoreError> {
+    let bucket = Bucket::of(hashes, stamp);
+    let mut seq = seq;
+    for chunk in bucket.hashes.chunks(BUCKET_HASHES) {
+        let b = Bucket {
+            hashes: chunk.to_vec(),
+            ..bucket.clone()
+        };
+        batch.insert(keys::seen_bucket(id, seq), b.encode());
+        seq = seq
+            .checked_add(1)
+            .ok_or_else(|| corrupt(&keys::seen_bucket(id, seq), "no bucket number left"))?;
+    }
+    Ok(seq)
+}
+
+/// A watch's seen set read once for many questions: a check's analysis asks about every
+/// link of the page, a deep check about every link of its pages. It is read at the first
+/// question; the caller holds it no longer than the check, whose own commit is the only
+/// write to the set meanwhile.
+#[derive(Debug, Default)]
+pub struct SeenCache {
+    /// `None`: the store answers each question (PostgreSQL).
+    loaded: OnceLock<Option<HashSet<Hash>>>,
+}
+
+impl SeenCache {
+    /// Whether `url` is in the seen set of `id` (as [`Store::is_seen`]).
+    pub fn contains(&self, store: &Store, id: &WatchId, url: &str) -> Result<bool, StoreError> {
+        let loaded = if let Some(l) = self.loaded.get() {
+            l
+        } else {
+            let l = if store.pg.is_some() {
+                None
+            } else {
+                Some(store.seen_hashes(id)?)
+            };
+            self.loaded.get_or_init(|| l)
+        };
+        match loaded {
+            Some(set) => Ok(set.contains(&keys::url_hash(url))),
+            None => store.is_seen(id, url),
+        }
+    }
 }
 
 impl Store {
-    /// Adds to `batch` the forgetting of the URLs of `id` gone long enough at `now`
-    /// (check count `checks`), and a stamp for the URLs stored without one (by an older
-    /// version: their time starts now). Returns how many URLs it forgets.
+    /// Whether `url` was ever seen on this watch's page (and not forgotten).
+    pub fn is_seen(&self, id: &WatchId, url: &str) -> Result<bool, StoreError> {
+        if let Some(pg) = &self.pg {
+            return pg.is_seen(id, url);
+        }
+        let db = self.db_read()?;
+        let hash = keys::url_hash(url);
+        if db.contains_key(keys::seen(id, url))? {
+            return Ok(true);
+        }
+        for kv in db.scan_prefix(keys::watch_key(keys::SEEN_BUCKET, id)) {
+            let (k, v) = kv?;
+            if bucket_hashes(&k, &v)?.any(|h| h == hash) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every URL key in the seen set of `id` (sled).
+    pub(super) fn seen_hashes(&self, id: &WatchId) -> Result<HashSet<Hash>, StoreError> {
+        let db = self.db_read()?;
+        let mut set = HashSet::new();
+        let prefix = keys::watch_key(keys::SEEN, id);
+        for k in db.scan_prefix(&prefix).keys() {
+            let k = k?;
+            set.insert(old_hash(prefix.len(), &k)?);
+        }
+        for kv in db.scan_prefix(keys::watch_key(keys::SEEN_BUCKET, id)) {
+            let (k, v) = kv?;
+            for h in bucket_hashes(&k, &v)? {
+                set.insert(h.try_into().unwrap_or_default());
+            }
+        }
+        Ok(set)
+    }
+
+    /// The number the next bucket of `id` takes: one past the highest stored.
+    pub(super) fn next_seen_bucket(&self, id: &WatchId) -> Result<u32, StoreError> {
+        let prefix = keys::watch_key(keys::SEEN_BUCKET, id);
+        match self.db()?.scan_prefix(&prefix).keys().next_back() {
+            None => Ok(0),
+            Some(k) => {
+                let k = k?;
+                bucket_seq(prefix.len(), &k)?
+                    .checked_add(1)
+                    .ok_or_else(|| corrupt(&k, "no bucket number left"))
+            }
+        }
+    }
+
+    /// Adds to `batch` the sweep of the seen set of `id` at `now` (check count
+    /// `checks`): forgets the buckets gone long enough, keeping of them the URLs that
+    /// kept items link to; moves the URLs of the old form into buckets, or forgets them
+    /// by the same rule (one stored without a stamp gets `now`); merges the small buckets
+    /// of the last checks. Returns the number the next new bucket takes.
     pub(super) fn sweep_seen(
         &self,
         batch: &mut sled::Batch,
         id: &WatchId,
         now: i64,
         checks: u64,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<u32, StoreError> {
         let db = self.db()?;
-        // The URL hashes of the kept items: the item id is the hex of the same hash.
-        let mut kept: HashSet<[u8; 8]> = HashSet::new();
+        // The URL keys of the kept items: the item id is the hex of the same hash.
+        let mut kept: HashSet<Hash> = HashSet::new();
         for item in self.items(id, usize::MAX)? {
             if let Some(h) = unhex8(&item.id) {
                 kept.insert(h);
             }
         }
-        let prefix = keys::watch_key(keys::SEEN, id);
-        let mut forgotten = 0;
+        let mut live: Vec<Part> = Vec::new();
+        let mut expired: Vec<Part> = Vec::new();
+        let mut next: u32 = 0;
+        let prefix = keys::watch_key(keys::SEEN_BUCKET, id);
         for kv in db.scan_prefix(&prefix) {
             let (k, v) = kv?;
-            match parse_stamp(&v) {
-                None => batch.insert(k, &stamp(now, checks)),
-                Some((at, n)) => {
-                    let gone_long = now.saturating_sub(at) >= FORGET_AFTER_SECS
-                        && checks.min(u64::from(u32::MAX)).saturating_sub(n) >= FORGET_AFTER_CHECKS;
-                    let hash: Option<[u8; 8]> =
-                        k.get(prefix.len()..).and_then(|h| h.try_into().ok());
-                    if gone_long && hash.is_some_and(|h| !kept.contains(&h)) {
-                        batch.remove(k);
-                        forgotten += 1;
-                    }
+            let seq = bucket_seq(prefix.len(), &k)?;
+            next = next.max(
+                seq.checked_add(1)
+                    .ok_or_else(|| corrupt(&k, "no bucket number left"))?,
+            );
+            let mut bucket = Bucket::decode(&k, &v)?;
+            if bucket.last.expired(now, checks) {
+                let before = bucket.hashes.len();
+                bucket.hashes.retain(|h| kept.contains(h));
+                if bucket.hashes.is_empty() {
+                    batch.remove(k);
+                    continue;
                 }
+                let changed = bucket.hashes.len() != before;
+                expired.push(Part {
+                    seq: Some(seq),
+                    old_keys: Vec::new(),
+                    bucket,
+                    changed,
+                });
+            } else {
+                live.push(Part {
+                    seq: Some(seq),
+                    old_keys: Vec::new(),
+                    bucket,
+                    changed: false,
+                });
             }
         }
-        Ok(forgotten)
+        let old_prefix = keys::watch_key(keys::SEEN, id);
+        for kv in db.scan_prefix(&old_prefix) {
+            let (k, v) = kv?;
+            let hash = old_hash(old_prefix.len(), &k)?;
+            let stamp = Stamp::parse_old(&v)
+                .map_err(|()| corrupt(&k, "malformed seen stamp"))?
+                .unwrap_or_else(|| Stamp::new(now, checks));
+            let gone = stamp.expired(now, checks);
+            if gone && !kept.contains(&hash) {
+                batch.remove(k);
+                continue;
+            }
+            let part = Part {
+                seq: None,
+                old_keys: vec![k],
+                bucket: Bucket::of(vec![hash], stamp),
+                changed: true,
+            };
+            if gone {
+                expired.push(part);
+            } else {
+                live.push(part);
+            }
+        }
+        drop_superseded(batch, id, &mut live, &mut expired);
+        // Buckets in the order of their departures, merged while they stay small and
+        // close; what is left of expired buckets, merged while small (every key of them
+        // is kept only for its item, whenever it left).
+        live.sort_by_key(|p| (p.bucket.first.checks, p.bucket.first.minutes, p.seq));
+        for group in groups(live, Some(BUCKET_SPAN_CHECKS)) {
+            next = write_group(batch, id, group, next)?;
+        }
+        for group in groups(expired, None) {
+            next = write_group(batch, id, group, next)?;
+        }
+        Ok(next)
+    }
+
+    /// Schema 2 → 3: the seen set in buckets. Nothing is converted here: a seen URL of
+    /// schema 2 (its own key) counts as it is, and its watch's next sweep moves it into a
+    /// bucket. The version tells an older sitefeed, which would not read the buckets and
+    /// so would take their URLs for new, that the store is newer than it understands.
+    pub(super) fn migrate_2_to_3(db: &sled::Db) -> Result<(), StoreError> {
+        db.insert(keys::SCHEMA, &3u32.to_be_bytes())?;
+        db.flush()?;
+        tracing::info!(
+            "store schema 3: the seen URLs of each watch move into buckets at its next sweep"
+        );
+        Ok(())
     }
 
     #[cfg(test)]
-    /// URLs in the seen set of `id`.
+    /// URLs in the seen set of `id` (each once, wherever it is stored).
     pub(crate) fn seen_len(&self, id: &WatchId) -> Result<usize, StoreError> {
         if let Some(pg) = &self.pg {
             return pg.seen_len(id);
         }
-        Ok(self
-            .db_read()?
-            .scan_prefix(keys::watch_key(keys::SEEN, id))
-            .count())
+        Ok(self.seen_hashes(id)?.len())
     }
 }
 
-fn unhex8(s: &str) -> Option<[u8; 8]> {
+/// Drops from the stored buckets the copies of URLs that left again later: a copy goes
+/// when a bucket whose latest departure is not earlier (in time and in checks) holds the
+/// URL too, so the URL is kept at least as long. A bucket is rewritten for it only when
+/// at least an eighth of its keys go (or all: then it is removed), which bounds both the
+/// copies kept and the rewrites.
+fn drop_superseded(
+    batch: &mut sled::Batch,
+    id: &WatchId,
+    live: &mut Vec<Part>,
+    expired: &mut Vec<Part>,
+) {
+    // For each URL, the bucket holding it with the latest departure (by check count,
+    // then time, then number): that departure and the bucket's place in this order.
+    let order = |p: &Part| (p.bucket.last.checks, p.bucket.last.minutes, p.seq);
+    let mut latest: std::collections::HashMap<Hash, (Stamp, Option<u32>)> =
+        std::collections::HashMap::new();
+    for p in live
+        .iter()
+        .chain(expired.iter())
+        .filter(|p| p.seq.is_some())
+    {
+        for h in &p.bucket.hashes {
+            let e = latest.entry(*h).or_insert((p.bucket.last, p.seq));
+            if order(p) > (e.0.checks, e.0.minutes, e.1) {
+                *e = (p.bucket.last, p.seq);
+            }
+        }
+    }
+    for parts in [live, expired] {
+        parts.retain_mut(|p| {
+            if p.seq.is_none() {
+                return true;
+            }
+            let last = p.bucket.last;
+            let superseded = |h: &Hash| {
+                latest.get(h).is_some_and(|&(l, seq)| {
+                    seq != p.seq && l.minutes >= last.minutes && l.checks >= last.checks
+                })
+            };
+            let n = p.bucket.hashes.iter().filter(|h| superseded(h)).count();
+            if n == 0 || 8 * n < p.bucket.hashes.len() {
+                return true;
+            }
+            p.bucket.hashes.retain(|h| !superseded(h));
+            if p.bucket.hashes.is_empty() {
+                if let Some(seq) = p.seq {
+                    batch.remove(keys::seen_bucket(id, seq));
+                }
+                return false;
+            }
+            p.changed = true;
+            true
+        });
+    }
+}
+
+/// Consecutive parts merged greedily while a bucket holds at most [`BUCKET_HASHES`]
+/// keys and, with `span`, its departures lie within that many checks.
+fn groups(parts: Vec<Part>, span: Option<u64>) -> Vec<Vec<Part>> {
+    let mut out: Vec<Vec<Part>> = Vec::new();
+    let mut size = 0usize;
+    let (mut first, mut last) = (u32::MAX, 0u32);
+    for p in parts {
+        let b = &p.bucket;
+        let (f, l) = (first.min(b.first.checks), last.max(b.last.checks));
+        let fits = size + b.hashes.len() <= BUCKET_HASHES
+            && span.map_or(true, |s| u64::from(l.saturating_sub(f)) <= s);
+        match out.last_mut() {
+            Some(group) if fits => {
+                size += b.hashes.len();
+                (first, last) = (f, l);
+                group.push(p);
+            }
+            _ => {
+                size = b.hashes.len();
+                (first, last) = (b.first.checks, b.last.checks);
+                out.push(vec![p]);
+            }
+        }
+    }
+    out
+}
+
+/// Adds to `batch` one group of parts as one bucket (under the lowest number among them,
+/// or `next` when none has one) and the removal of the rest. Returns the next free number.
+fn write_group(
+    batch: &mut sled::Batch,
+    id: &WatchId,
+    group: Vec<Part>,
+    next: u32,
+) -> Result<u32, StoreError> {
+    if let [only] = group.as_slice() {
+        if !only.changed {
+            return Ok(next);
+        }
+    }
+    let mut next = next;
+    let seq = if let Some(s) = group.iter().filter_map(|p| p.seq).min() {
+        s
+    } else {
+        let s = next;
+        next = next
+            .checked_add(1)
+            .ok_or_else(|| corrupt(&keys::seen_bucket(id, s), "no bucket number left"))?;
+        s
+    };
+    let mut merged: Option<Bucket> = None;
+    for p in group {
+        for k in p.old_keys {
+            batch.remove(k);
+        }
+        if let Some(s) = p.seq.filter(|&s| s != seq) {
+            batch.remove(keys::seen_bucket(id, s));
+        }
+        match &mut merged {
+            None => merged = Some(p.bucket),
+            Some(m) => m.merge(p.bucket),
+        }
+    }
+    if let Some(m) = merged {
+        batch.insert(keys::seen_bucket(id, seq), m.encode());
+    }
+    Ok(next)
+}
+
+fn unhex8(s: &str) -> Option<Hash> {
     if s.len() != 16 {
         return None;
     }
@@ -122,3 +604,6 @@ fn unhex8(s: &str) -> Option<[u8; 8]> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,14 +3,16 @@
 //! watch's state itself is data of [`crate::state`]; the reads and writes are the
 //! store's (`mod.rs`, `pg/`).
 
-use super::{Store, StoreError};
+use super::{SeenCache, Store, StoreError};
 use crate::model::{Item, Link, WatchId};
 
-/// One watch's past as the analysis reads it ([`crate::analysis::History`]).
-#[derive(Debug, Clone, Copy)]
+/// One watch's past as the analysis reads it ([`crate::analysis::History`]). Its seen set
+/// is read once, at the first question (an analysis asks about every new link).
+#[derive(Debug)]
 pub struct WatchHistory<'a> {
     pub(super) store: &'a Store,
     pub(super) id: &'a WatchId,
+    pub(super) seen: SeenCache,
 }
 
 impl crate::analysis::History for WatchHistory<'_> {
@@ -19,7 +21,7 @@ impl crate::analysis::History for WatchHistory<'_> {
         self.store.links(self.id)
     }
     fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
-        self.store.is_seen(self.id, url)
+        self.seen.contains(self.store, self.id, url)
     }
 }
 

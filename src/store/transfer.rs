@@ -20,7 +20,7 @@ pub struct WatchDump {
     pub crawl: Option<CrawlState>,
     /// Kept items with their sequence numbers, oldest first.
     pub items: Vec<(u64, Item)>,
-    /// Keys of the seen URLs (8 bytes of their MD5), sorted.
+    /// Keys of the seen URLs (8 bytes of their MD5), each once, sorted.
     pub seen: Vec<Vec<u8>>,
     /// Deep pages: (key of the URL, encoded link array), sorted.
     pub pages: Vec<(Vec<u8>, Vec<u8>)>,
@@ -144,11 +144,12 @@ impl Transfer for Store {
             .map(|(n, i)| (state.item_seq.saturating_sub(n as u64), i))
             .collect();
         items.reverse();
-        let seen = db
-            .scan_prefix(keys::watch_key(keys::SEEN, id))
-            .keys()
-            .map(|k| Ok(tail(&k?)))
-            .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut seen: Vec<Vec<u8>> = self
+            .seen_hashes(id)?
+            .into_iter()
+            .map(|h| h.to_vec())
+            .collect();
+        seen.sort_unstable();
         let pages = db
             .scan_prefix(keys::watch_key(keys::PAGE, id))
             .map(|kv| {
@@ -194,11 +195,19 @@ impl Transfer for Store {
             batch.insert(keys::item(id, *seq), encode(item));
         }
         // When each URL left the page is not carried: its time starts at the last check.
-        let left = super::seen::stamp(d.state.last_check.unwrap_or_default(), d.state.checks);
-        for h in &d.seen {
-            let mut k = keys::watch_key(keys::SEEN, id);
-            k.extend_from_slice(h);
-            batch.insert(k, &left);
+        let left = super::seen::Stamp::new(d.state.last_check.unwrap_or_default(), d.state.checks);
+        let hashes = d
+            .seen
+            .iter()
+            .map(|h| {
+                h.as_slice().try_into().map_err(|_| StoreError::Corrupt {
+                    key: id.as_str().to_owned(),
+                    reason: "a seen URL's key is not 8 bytes".into(),
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        if !hashes.is_empty() {
+            super::seen::put(&mut batch, id, 0, hashes, left)?;
         }
         for (h, l) in &d.pages {
             let mut k = keys::watch_key(keys::PAGE, id);
@@ -219,7 +228,8 @@ impl Transfer for Store {
         let n = |kind: u8| db.scan_prefix([kind]).keys().count() as u64;
         // Entries, not records: an entry stored twice (under two sequence numbers) counts
         // once, as the PostgreSQL backend keeps it; packed chunks count their items.
-        let mut items = 0u64;
+        // Seen URLs likewise: each once per watch, whichever bucket or key holds it.
+        let (mut items, mut seen) = (0u64, 0u64);
         for w in self.watches()? {
             let ids: std::collections::HashSet<String> = self
                 .items(&w.id, usize::MAX)?
@@ -227,11 +237,12 @@ impl Transfer for Store {
                 .map(|i| i.id)
                 .collect();
             items += ids.len() as u64;
+            seen += self.seen_hashes(&w.id)?.len() as u64;
         }
         Ok(Counts {
             watches: n(keys::WATCH),
             items,
-            seen: n(keys::SEEN),
+            seen,
             pages: n(keys::PAGE),
         })
     }
