@@ -49,6 +49,11 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+mod bucket;
+
+use bucket::{bucket_hashes, bucket_seq, corrupt, old_hash, Bucket};
+pub(super) use bucket::{Hash, Stamp};
+
 use super::{keys, Store, StoreError};
 use crate::model::WatchId;
 
@@ -64,176 +69,6 @@ pub(crate) const BUCKET_HASHES: usize = 256;
 /// The sweep merges buckets only while their departures lie within this many checks, so
 /// that a URL is kept at most that much longer than its own departure asks.
 pub(crate) const BUCKET_SPAN_CHECKS: u64 = SWEEP_EVERY;
-
-/// Leading byte of a bucket's value.
-const BUCKET_V1: u8 = 1;
-/// Version byte and two stamps.
-const HEADER: usize = 1 + 8 + 8;
-
-/// A URL's key in the seen set: the first 8 bytes of its MD5.
-pub(super) type Hash = [u8; 8];
-
-/// When a URL left the page: unix minutes and the watch's check count (both saturating
-/// u32), 8 bytes on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
-    minutes: u32,
-    checks: u32,
-}
-
-impl Stamp {
-    pub(super) fn new(at: i64, checks: u64) -> Self {
-        Self {
-            minutes: u32::try_from(at.max(0) / 60).unwrap_or(u32::MAX),
-            checks: u32::try_from(checks).unwrap_or(u32::MAX),
-        }
-    }
-
-    fn bytes(self) -> [u8; 8] {
-        let mut v = [0u8; 8];
-        v[..4].copy_from_slice(&self.minutes.to_be_bytes());
-        v[4..].copy_from_slice(&self.checks.to_be_bytes());
-        v
-    }
-
-    fn parse(v: &[u8]) -> Option<Self> {
-        Some(Self {
-            minutes: u32::from_be_bytes(v.get(..4)?.try_into().ok()?),
-            checks: u32::from_be_bytes(v.get(4..8)?.try_into().ok()?),
-        })
-    }
-
-    /// The stamp of a URL key of the old form: `Ok(None)` for one stored without a
-    /// stamp, `Err` for a value of no known form.
-    fn parse_old(v: &[u8]) -> Result<Option<Self>, ()> {
-        match v.len() {
-            0 => Ok(None),
-            8 => Self::parse(v).map(Some).ok_or(()),
-            16 => {
-                // The first form of the stamp: seconds (i64) and checks (u64). Minutes
-                // are rounded up, so the URL is not judged to have left earlier.
-                let at = i64::from_be_bytes(v.get(..8).ok_or(())?.try_into().map_err(|_| ())?);
-                let checks = u64::from_be_bytes(v.get(8..).ok_or(())?.try_into().map_err(|_| ())?);
-                Ok(Some(Self::new(at.saturating_add(59), checks)))
-            }
-            _ => Err(()),
-        }
-    }
-
-    /// The later of two stamps in time and in checks, each on its own.
-    fn latest(self, other: Self) -> Self {
-        Self {
-            minutes: self.minutes.max(other.minutes),
-            checks: self.checks.max(other.checks),
-        }
-    }
-
-    /// The earlier of two stamps in time and in checks, each on its own.
-    fn earliest(self, other: Self) -> Self {
-        Self {
-            minutes: self.minutes.min(other.minutes),
-            checks: self.checks.min(other.checks),
-        }
-    }
-
-    /// Whether a URL that left at this stamp has been gone long enough at `now` (check
-    /// count `checks`) to be forgotten.
-    fn expired(self, now: i64, checks: u64) -> bool {
-        let at = i64::from(self.minutes) * 60;
-        now.saturating_sub(at) >= FORGET_AFTER_SECS
-            && checks
-                .min(u64::from(u32::MAX))
-                .saturating_sub(u64::from(self.checks))
-                >= FORGET_AFTER_CHECKS
-    }
-}
-
-/// A bucket of URL keys with the stamps of its first and latest departure.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Bucket {
-    first: Stamp,
-    last: Stamp,
-    hashes: Vec<Hash>,
-}
-
-impl Bucket {
-    fn encode(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(HEADER + 8 * self.hashes.len());
-        v.push(BUCKET_V1);
-        v.extend_from_slice(&self.first.bytes());
-        v.extend_from_slice(&self.last.bytes());
-        for h in &self.hashes {
-            v.extend_from_slice(h);
-        }
-        v
-    }
-
-    fn decode(key: &[u8], v: &[u8]) -> Result<Self, StoreError> {
-        let hashes = bucket_hashes(key, v)?;
-        let corrupt = || corrupt(key, "malformed seen bucket");
-        Ok(Self {
-            first: Stamp::parse(v.get(1..9).ok_or_else(corrupt)?).ok_or_else(corrupt)?,
-            last: Stamp::parse(v.get(9..17).ok_or_else(corrupt)?).ok_or_else(corrupt)?,
-            hashes: hashes.map(|h| h.try_into().unwrap_or_default()).collect(),
-        })
-    }
-
-    /// A bucket of `hashes` (each once) that all left at `stamp`.
-    fn of(mut hashes: Vec<Hash>, stamp: Stamp) -> Self {
-        hashes.sort_unstable();
-        hashes.dedup();
-        Self {
-            first: stamp,
-            last: stamp,
-            hashes,
-        }
-    }
-
-    fn merge(&mut self, other: Self) {
-        self.first = self.first.earliest(other.first);
-        self.last = self.last.latest(other.last);
-        self.hashes.extend(other.hashes);
-        self.hashes.sort_unstable();
-        self.hashes.dedup();
-    }
-}
-
-/// The keys of a bucket's value, after checking its form.
-fn bucket_hashes<'v>(
-    key: &[u8],
-    v: &'v [u8],
-) -> Result<impl Iterator<Item = &'v [u8]> + 'v, StoreError> {
-    match v.first() {
-        Some(&BUCKET_V1) if v.len() >= HEADER && (v.len() - HEADER) % 8 == 0 => {
-            Ok(v.get(HEADER..).unwrap_or_default().chunks_exact(8))
-        }
-        Some(&BUCKET_V1) => Err(corrupt(key, "malformed seen bucket")),
-        Some(b) => Err(corrupt(key, &format!("unknown seen bucket version {b}"))),
-        None => Err(corrupt(key, "empty seen bucket")),
-    }
-}
-
-fn corrupt(key: &[u8], reason: &str) -> StoreError {
-    StoreError::Corrupt {
-        key: String::from_utf8_lossy(key).into_owned(),
-        reason: reason.to_owned(),
-    }
-}
-
-/// The number of a bucket from its key.
-fn bucket_seq(prefix_len: usize, key: &[u8]) -> Result<u32, StoreError> {
-    key.get(prefix_len..)
-        .and_then(|n| n.try_into().ok())
-        .map(u32::from_be_bytes)
-        .ok_or_else(|| corrupt(key, "malformed seen bucket key"))
-}
-
-/// The URL key at the end of a key of the old form.
-fn old_hash(prefix_len: usize, key: &[u8]) -> Result<Hash, StoreError> {
-    key.get(prefix_len..)
-        .and_then(|h| h.try_into().ok())
-        .ok_or_else(|| corrupt(key, "malformed seen key"))
-}
 
 /// One part the sweep groups into buckets: a stored bucket (by its number) or URLs of
 /// the old form (by their keys).
