@@ -9,6 +9,7 @@ use super::super::pg::tests::{item, state, watch};
 use super::super::suite::check_at;
 use super::super::transfer::Transfer;
 use super::super::SCHEMA_VERSION;
+use super::bucket::HEADER;
 use super::*;
 use crate::analysis::History;
 use crate::model::{Link, Watch};
@@ -179,8 +180,29 @@ fn older_copies_of_urls_that_left_again_go_when_an_eighth_of_a_bucket_is_copies(
 
 /// Writes `w`'s seen URLs as a store before buckets kept them (one key each) and marks
 /// the store as schema 2.
+/// Opens the store at `dir` once the last handle to it is gone: sled's own threads may
+/// hold a dropped database's file lock for a moment.
+fn open_when_free(dir: &std::path::Path) -> Store {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Store::open(dir, 1 << 20) {
+            Err(StoreError::Locked { .. }) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.expect("open"),
+        }
+    }
+}
+
 fn write_old_form(dir: &std::path::Path, w: &Watch, urls: &[(&str, Vec<u8>)]) {
-    let db = sled::Config::new().path(dir).open().expect("sled");
+    let db = loop {
+        match sled::Config::new().path(dir).open() {
+            Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.expect("sled"),
+        }
+    };
     db.insert(keys::SCHEMA, &2u32.to_be_bytes()).expect("v");
     for (u, v) in urls {
         db.insert(keys::seen(&w.id, u), v.as_slice()).expect("u");
@@ -213,7 +235,7 @@ fn seen_urls_of_the_old_form_stay_seen_move_into_buckets_and_are_forgotten_by_th
             (&served, Stamp::new(t0, 1).bytes().to_vec()),
         ],
     );
-    let s = Store::open(dir.path(), 1 << 20).expect("an old store opens");
+    let s = open_when_free(dir.path());
     let v = s
         .db()
         .expect("db")
@@ -241,7 +263,7 @@ fn seen_urls_of_the_old_form_stay_seen_move_into_buckets_and_are_forgotten_by_th
     assert_eq!(s.seen_len(&w.id).expect("len"), 4);
     // Reopened: still there.
     drop(s);
-    let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+    let s = open_when_free(dir.path());
     assert_eq!(s.seen_len(&w.id).expect("len"), 4);
     // Days later, 160 checks: a hundred checks but not a month.
     let mut checks = 32;
@@ -314,7 +336,7 @@ fn many_old_keys_move_into_buckets_by_their_stamps_and_go_by_the_rule() {
         })
         .collect();
     write_old_form(dir.path(), &w, &old);
-    let s = Store::open(dir.path(), 1 << 20).expect("open");
+    let s = open_when_free(dir.path());
     let mut at = t0;
     let mut checks = 1_001u64;
     let mut run_to = |to: u64, at: &mut i64| {
