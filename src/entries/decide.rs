@@ -38,14 +38,12 @@
 //! There is no page-wide "layout change" switch: a redesign emits its real new entries
 //! and drops its chrome, link by link.
 
-use std::borrow::Cow;
-
 use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
 use super::urls::{ancestors, url_shape};
-use super::{group, moved_slots, url_kind, Structure};
+use super::{group, moved_slots, url_kind, width, Structure};
 use crate::model::Link;
 
 /// What the analysis makes of one link of the page.
@@ -164,14 +162,6 @@ pub struct Decision {
     pub block_of: Vec<Option<u32>>,
 }
 
-/// Display width of a title: CJK, kana and hangul count two.
-pub(crate) fn width(s: &str) -> usize {
-    s.chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| if u32::from(c) >= 0x2E80 { 2 } else { 1 })
-        .sum()
-}
-
 /// A title wide enough to name one entry (a date alone, "Read more" or a page number is
 /// not; those also stand more than once on a page, which the caller checks).
 fn distinctive(s: &str, min_width: usize) -> bool {
@@ -215,7 +205,7 @@ struct Lists<'a> {
     /// Roles that are entry lists on this page or were before.
     list_roles: HashSet<u64>,
     /// URL shapes of the entries of entry lists outside chrome, with their counts.
-    shapes: HashMap<(Cow<'a, str>, usize, u8), usize>,
+    shapes: HashMap<(std::borrow::Cow<'a, str>, usize, u8), usize>,
     /// Per kind of URL: (main links, secondary links) in entries of several links.
     kinds: HashMap<&'a str, (usize, usize)>,
     /// The page's `main` element, when an entry list stands in it: then whatever stands
@@ -242,10 +232,7 @@ impl<'a> Lists<'a> {
         for (i, &e) in entries.entry_of.iter().enumerate() {
             size[e] += 1;
             let url = links[i].url.as_str();
-            match first_url[e] {
-                None => first_url[e] = Some(url),
-                Some(first) => two_urls[e] |= first != url,
-            }
+            two_urls[e] |= *first_url[e].get_or_insert(url) != url;
         }
         let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
@@ -293,7 +280,7 @@ impl<'a> Lists<'a> {
             })
         });
         let outside = |c: &super::Context| main.is_some_and(|id| !c.path.contains(&id));
-        let mut shapes: HashMap<(Cow<'a, str>, usize, u8), usize> = HashMap::default();
+        let mut shapes: HashMap<(std::borrow::Cow<'a, str>, usize, u8), usize> = HashMap::default();
         for &m in &entries.main {
             if let Some(c) = ctx[m].as_ref() {
                 if !c.chrome && !outside(c) && list_roles.contains(&c.role) {

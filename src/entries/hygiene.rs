@@ -96,12 +96,16 @@ impl Tracking {
     }
 
     /// Drops this list's parameters from every link's URL.
-    pub fn clean_links(&self, links: &mut [crate::model::Link]) {
+    /// Returns whether it changed any link.
+    pub fn clean_links(&self, links: &mut [crate::model::Link]) -> bool {
+        let mut changed = false;
         for l in links {
             if let Cow::Owned(u) = self.strip(&l.url) {
                 l.url = u;
+                changed = true;
             }
         }
+        changed
     }
 }
 

@@ -169,7 +169,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
 /// which may not separate words), not one token such as a file name.
 fn title_like(s: &str) -> bool {
     let chars = s.chars().count();
-    decide::width(s) >= 20
+    width(s) >= 20
         && (s.split_whitespace().count() >= 3
             || s.chars().filter(|c| !c.is_ascii()).count() * 2 > chars)
 }
@@ -368,6 +368,14 @@ pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {
     );
     out.truncate(MAX_ROLES);
     out
+}
+
+/// Display width of a title: CJK, kana and hangul count two.
+pub(crate) fn width(s: &str) -> usize {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if u32::from(c) >= 0x2E80 { 2 } else { 1 })
+        .sum()
 }
 
 #[cfg(test)]
