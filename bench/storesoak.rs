@@ -249,8 +249,7 @@ fn check(store: &Store, id: &WatchId, page: &mut Page, round: u64, now: i64) {
         seen_urls,
         new_items,
         retitled,
-        crawl: None,
-        host_pause: None,
+        ..CheckRecord::default()
     };
     store.commit_check(id, &prev, &st, &record).expect("commit");
 }

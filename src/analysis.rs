@@ -125,6 +125,9 @@ pub struct Changed {
     pub icon: Option<String>,
     /// The links of the last page (what scheduling compares the page with).
     pub previous: Vec<Link>,
+    /// `previous` is the array exactly as [`History::links`] gave it (the link hygiene
+    /// changed none of it).
+    pub previous_as_read: bool,
     /// The roles of the entry lists to remember.
     pub entry_roles: Vec<u64>,
     /// A remark on the page for the watch's status.
@@ -230,13 +233,13 @@ pub fn analyse<H: History>(
     }
 
     let baseline = prev.link_fingerprint.is_none();
-    let old = if baseline {
-        Vec::new()
+    let (old, previous_as_read) = if baseline {
+        (Vec::new(), false)
     } else {
         let mut old = history.links()?;
         // (links stored before hygiene compare as they are now)
-        input.tracking.clean_links(&mut old);
-        old
+        let cleaned = input.tracking.clean_links(&mut old);
+        (old, !cleaned)
     };
     // Selective extraction: a URL this watch saw before is never new again. The URLs
     // ever seen are those on the last page plus those that left a page before.
@@ -348,6 +351,7 @@ pub fn analyse<H: History>(
         note: None,
         links: page.links,
         previous: old,
+        previous_as_read,
         pass,
     }))))
 }

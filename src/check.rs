@@ -18,7 +18,7 @@ use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
 use crate::state::WatchState;
-use crate::store::{CheckRecord, Store, StoreError};
+use crate::store::{CheckRecord, LinksRead, ReadLinks, Store, StoreError, WatchHistory};
 
 /// The service-wide rules a check follows, besides the watch's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +162,13 @@ pub fn settle(
                     record.new_items = c.new_items.iter().rev().cloned().collect();
                     report.new_items = c.new_items;
                     record.links = Some(c.links);
+                    // The commit writes the new array against the old one as read.
+                    if c.previous_as_read {
+                        record.earlier_links = Some(ReadLinks {
+                            read: None,
+                            links: c.previous,
+                        });
+                    }
                     record.retitled = c.retitled;
                     record.seen_urls = c.seen_urls;
                     match (updated, lost) {
@@ -254,6 +261,7 @@ pub async fn run(
         last_modified: prev.last_modified.clone(),
     };
     let mut retry_after = None;
+    let mut read = None;
     let mut crawl = if crate::crawl::is_deep(watch) {
         Some(crate::crawl::Crawl::load(
             store,
@@ -273,8 +281,10 @@ pub async fn run(
         Ok(FetchOutcome::Page(page)) => {
             // The analysis runs on the CPU pool, off the async workers.
             let tracking = settings.tracking.clone();
-            let (a, c) = analyse_on_pool(store, watch, &prev, page, crawl, tracking, now).await?;
+            let (a, c, r) =
+                analyse_on_pool(store, watch, &prev, page, crawl, tracking, now).await?;
             crawl = c;
+            read = r;
             a.map_err(Failure::Page)
         }
         Err(e) => {
@@ -292,6 +302,9 @@ pub async fn run(
     };
     let ms = started.elapsed().as_millis() as u64;
     let (mut state, mut record, mut report) = settle(settings, watch, &prev, result, deep, now, ms);
+    if let Some(earlier) = &mut record.earlier_links {
+        earlier.read = read;
+    }
     // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
     // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
     // lease keeps the pause for whichever node holds the host next.
@@ -359,19 +372,28 @@ async fn analyse_on_pool(
     crawl: Option<crate::crawl::Crawl>,
     tracking: Tracking,
     now: i64,
-) -> Result<(Result<Analysis, Unusable>, Option<crate::crawl::Crawl>), StoreError> {
+) -> Result<Analysed, StoreError> {
     let (store, watch, prev) = (store.clone(), watch.clone(), prev.clone());
     crate::cpu::run(move || {
         let mut crawl = crawl;
         let input = crate::crawl::root_input(&page, crawl.as_ref(), &tracking);
-        let mut a = analyse_stored(&store, &watch, &prev, &input, now)?;
+        let history = store.history(&watch.id);
+        let mut a = analyse_history(&history, &watch, &prev, &input, now)?;
         if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
             c.root(&page, analysis)?;
         }
-        Ok((a, crawl))
+        Ok((a, crawl, history.take_read()))
     })
     .await
 }
+
+/// What [`analyse_on_pool`] gives back: the analysis, the crawl, and what the link
+/// array was read from.
+type Analysed = (
+    Result<Analysis, Unusable>,
+    Option<crate::crawl::Crawl>,
+    Option<LinksRead>,
+);
 
 /// The one analysis of a page against what `store` keeps of `watch` (its state `prev`,
 /// its last links and seen URLs), with the default parameters: what a check runs, and
@@ -383,14 +405,18 @@ pub fn analyse_stored(
     input: &PageInput<'_>,
     now: i64,
 ) -> Result<Result<Analysis, Unusable>, StoreError> {
-    analyse(
-        &store.history(&watch.id),
-        watch,
-        &prev.prev(),
-        input,
-        &Params::default(),
-        now,
-    )
+    analyse_history(&store.history(&watch.id), watch, prev, input, now)
+}
+
+/// [`analyse_stored`] through a history the caller keeps (to learn what it read).
+fn analyse_history(
+    history: &WatchHistory<'_>,
+    watch: &Watch,
+    prev: &WatchState,
+    input: &PageInput<'_>,
+    now: i64,
+) -> Result<Result<Analysis, Unusable>, StoreError> {
+    analyse(history, watch, &prev.prev(), input, &Params::default(), now)
 }
 
 /// Whole seconds of `d`, at least 1.

@@ -26,6 +26,7 @@ pub mod transfer;
 
 pub use backend::NodeLimits;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
+pub use links::{LinksRead, ReadLinks};
 pub use seen::SeenCache;
 pub use stamp::Usage;
 pub use state::{CheckRecord, CrawlRecord, WatchHistory};
@@ -264,7 +265,16 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.links(id);
         }
-        Ok(self.stored_links(id)?.links)
+        Ok(self.stored_links(id)?.links.into_owned())
+    }
+
+    /// The link array of the last successful check and, on sled, the stored values it
+    /// was read from, for the commit of the same check ([`ReadLinks`]).
+    pub fn links_read(&self, id: &WatchId) -> Result<(Vec<Link>, Option<LinksRead>), StoreError> {
+        if let Some(pg) = &self.pg {
+            return Ok((pg.links(id)?, None));
+        }
+        self.links_with_read(id)
     }
 
     /// A deep watch's crawl state (empty before its first deep check).
@@ -298,6 +308,7 @@ impl Store {
             store: self,
             id,
             seen: SeenCache::default(),
+            read: std::cell::RefCell::default(),
         }
     }
 
@@ -368,7 +379,7 @@ impl Store {
         }
         batch.insert(keys::watch_key(keys::STATE, id), encode(state));
         if let Some(links) = &record.links {
-            self.put_links(&mut batch, id, links)?;
+            self.put_links(&mut batch, id, links, record.earlier_links.as_ref())?;
         }
         // The sweep first: a URL that leaves the page now gets its new time below, in a
         // bucket of its own.

@@ -3,7 +3,9 @@
 //! watch's state itself is data of [`crate::state`]; the reads and writes are the
 //! store's (`mod.rs`, `pg/`).
 
-use super::{SeenCache, Store, StoreError};
+use std::cell::RefCell;
+
+use super::{LinksRead, ReadLinks, SeenCache, Store, StoreError};
 use crate::model::{Item, Link, WatchId};
 
 /// One watch's past as the analysis reads it ([`crate::analysis::History`]). Its seen set
@@ -13,12 +15,23 @@ pub struct WatchHistory<'a> {
     pub(super) store: &'a Store,
     pub(super) id: &'a WatchId,
     pub(super) seen: SeenCache,
+    /// What [`links`](crate::analysis::History::links) read the array from.
+    pub(super) read: RefCell<Option<LinksRead>>,
+}
+
+impl WatchHistory<'_> {
+    /// The stored values the link array was read from, if it was read (on sled).
+    pub fn take_read(&self) -> Option<LinksRead> {
+        self.read.borrow_mut().take()
+    }
 }
 
 impl crate::analysis::History for WatchHistory<'_> {
     type Error = StoreError;
     fn links(&self) -> Result<Vec<Link>, StoreError> {
-        self.store.links(self.id)
+        let (links, read) = self.store.links_read(self.id)?;
+        *self.read.borrow_mut() = read;
+        Ok(links)
     }
     fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
         self.seen.contains(self.store, self.id, url)
@@ -30,6 +43,10 @@ impl crate::analysis::History for WatchHistory<'_> {
 pub struct CheckRecord {
     /// The new link array, when it changed.
     pub links: Option<Vec<Link>>,
+    /// The last link array as this check read it (with what it was read from): the
+    /// commit writes the new array as a delta against it without reading it again, when
+    /// the store still holds the same values.
+    pub earlier_links: Option<ReadLinks>,
     /// URLs to remember as seen on the page.
     pub seen_urls: Vec<String>,
     /// New items, oldest first (they get increasing sequence numbers).

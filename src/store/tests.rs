@@ -86,9 +86,7 @@ fn commit_stores_items_newest_first_links_and_seen() {
             item("http://a.example/old", 1),
             item("http://a.example/new", 2),
         ],
-        crawl: None,
-        retitled: Vec::new(),
-        host_pause: None,
+        ..CheckRecord::default()
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let items = s.items(&w.id, 10).expect("items");
@@ -134,9 +132,7 @@ fn remove_deletes_everything_of_one_watch_only() {
             links: Some(vec![Link::new("x", "http://x/")]),
             seen_urls: vec!["http://x/".into()],
             new_items: vec![item(&format!("{}1", w.url), 1)],
-            crawl: None,
-            retitled: Vec::new(),
-            host_pause: None,
+            ..CheckRecord::default()
         };
         s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     }
@@ -566,4 +562,50 @@ fn packed_history_with_window(window: u64) {
     );
     assert!(singles >= items::HOT.min(want.len() as u64));
     assert!(count(&s, keys::ITEM_CHUNK, &w) > 0, "some packed");
+}
+
+/// A commit takes the link array its check read as the old one while the store holds
+/// the values it was read from, and reads the array again when another commit changed
+/// it in between: either way the stored array is the new one.
+#[test]
+fn a_commit_reuses_the_array_its_check_read_only_while_it_stands() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let page = |first: usize| -> Vec<Link> {
+        (first..first + 60)
+            .rev()
+            .map(|i| Link::new(format!("story {i}"), format!("http://a.example/s/{i}")))
+            .collect()
+    };
+    let commit = |links: Vec<Link>, earlier: Option<ReadLinks>| {
+        let prev = s.state(&w.id).expect("state").expect("present");
+        let mut next = prev.clone();
+        next.checks += 1;
+        let record = CheckRecord {
+            links: Some(links),
+            earlier_links: earlier,
+            ..CheckRecord::default()
+        };
+        s.commit_check(&w.id, &prev, &next, &record)
+            .expect("commit");
+    };
+    commit(page(0), None);
+    // Read, then commit against that read: deltas on top of the full array.
+    for k in 1..6 {
+        let (links, read) = s.links_read(&w.id).expect("read");
+        assert!(read.is_some(), "sled says what it read");
+        assert_eq!(links, page(k - 1));
+        commit(page(k), Some(ReadLinks { read, links }));
+        assert_eq!(s.links(&w.id).expect("links"), page(k), "check {k}");
+    }
+    // A read that another commit overtook: the store reads the array again.
+    let (stale, read) = s.links_read(&w.id).expect("read");
+    commit(page(10), None);
+    commit(page(11), Some(ReadLinks { read, links: stale }));
+    assert_eq!(s.links(&w.id).expect("links"), page(11));
+    // And a later check still reads what was written.
+    let (links, read) = s.links_read(&w.id).expect("read");
+    commit(page(12), Some(ReadLinks { read, links }));
+    assert_eq!(s.links(&w.id).expect("links"), page(12));
 }

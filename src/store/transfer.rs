@@ -186,7 +186,7 @@ impl Transfer for Store {
                 key: id.as_str().to_owned(),
                 reason: "malformed link array".into(),
             })?;
-            self.put_links(&mut batch, id, &links)?;
+            self.put_links(&mut batch, id, &links, None)?;
         }
         if let Some(c) = &d.crawl {
             batch.insert(keys::watch_key(keys::CRAWL, id), encode(c));
