@@ -463,7 +463,7 @@ fn a_schema_1_store_opens_migrated_with_its_data() {
         .expect("i");
         db.flush().expect("flush");
     }
-    let s = Store::open(dir.path(), 1 << 20).expect("open migrates");
+    let s = super::suite::open_when_free(dir.path());
     assert_eq!(s.watches().expect("watches").len(), 2);
     assert_eq!(s.links(&ok.id).expect("links"), links);
     assert!(s.is_seen(&ok.id, "http://a.example/old").expect("seen"));

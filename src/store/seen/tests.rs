@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 
 use super::super::pg::tests::{item, state, watch};
-use super::super::suite::check_at;
+use super::super::suite::{check_at, open_when_free};
 use super::super::transfer::Transfer;
 use super::super::SCHEMA_VERSION;
 use super::bucket::HEADER;
@@ -180,20 +180,6 @@ fn older_copies_of_urls_that_left_again_go_when_an_eighth_of_a_bucket_is_copies(
 
 /// Writes `w`'s seen URLs as a store before buckets kept them (one key each) and marks
 /// the store as schema 2.
-/// Opens the store at `dir` once the last handle to it is gone: sled's own threads may
-/// hold a dropped database's file lock for a moment.
-fn open_when_free(dir: &std::path::Path) -> Store {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        match Store::open(dir, 1 << 20) {
-            Err(StoreError::Locked { .. }) if std::time::Instant::now() < until => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => return other.expect("open"),
-        }
-    }
-}
-
 fn write_old_form(dir: &std::path::Path, w: &Watch, urls: &[(&str, Vec<u8>)]) {
     let db = loop {
         match sled::Config::new().path(dir).open() {
