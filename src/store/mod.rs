@@ -402,10 +402,11 @@ impl Store {
             )?;
         }
         Self::put_failing(&mut batch, id, state);
-        if !record.new_items.is_empty()
+        // What a feed shows changes: new or edited items, or what it says of the watch.
+        let served = !record.new_items.is_empty()
             || !record.retitled.is_empty()
-            || stamp::feed_facts(prev) != stamp::feed_facts(state)
-        {
+            || stamp::feed_facts(prev) != stamp::feed_facts(state);
+        if served {
             self.bump_feed(&mut batch, id, state)?;
         }
         if let Some(crawl) = &record.crawl {
@@ -422,11 +423,12 @@ impl Store {
             &record.retitled,
         )?;
         self.db()?.apply_batch(batch)?;
-        if !record.new_items.is_empty()
-            || !record.retitled.is_empty()
-            || record.links.is_some()
-            || record.crawl.is_some()
-        {
+        // Durable before a feed can show it. The rest (a new link array, a deep watch's
+        // pages, the seen set, the schedule) reaches the disk with sled's own flush within
+        // half a second: a crash before that makes the next check compare the page with
+        // the array before, whose URLs include every item served so far, so nothing is
+        // emitted twice.
+        if served {
             self.db()?.flush()?;
         }
         Ok(())

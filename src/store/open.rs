@@ -41,7 +41,11 @@ impl Store {
         cache_bytes: u64,
         policy: CompactPolicy,
     ) -> Result<Self, StoreError> {
-        let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
+        // sled flushes its log every 500 ms by itself (its default, relied on by the commit).
+        let config = sled::Config::new()
+            .path(path)
+            .cache_capacity(cache_bytes)
+            .flush_every_ms(Some(500));
         let leftovers = |e: std::io::Error| StoreError::Open {
             path: path.to_path_buf(),
             source: sled::Error::Io(e),
