@@ -260,8 +260,12 @@ pub async fn run(
         etag: prev.etag.clone(),
         last_modified: prev.last_modified.clone(),
     };
-    let mut retry_after = None;
-    let mut read = None;
+    let mut end = End {
+        retry_after: None,
+        read: None,
+        dry_run,
+        started,
+    };
     let mut crawl = if crate::crawl::is_deep(watch) {
         Some(crate::crawl::Crawl::load(
             store,
@@ -272,23 +276,48 @@ pub async fn run(
     } else {
         None
     };
+    let rules = Rules::of(settings);
+    let (store2, watch2, prev2) = (store.clone(), watch.clone(), prev.clone());
     let result = match fetcher.get_as(&url, &validators, watch.into()).await {
         Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
             raw_fingerprint: None,
             validators: None,
         }),
         Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run),
+        Ok(FetchOutcome::Page(page)) if crawl.is_none() => {
+            // A plain watch: the analysis and the end of the check (whose commit waits
+            // for the disk) in one go on the CPU pool, off the async workers.
+            let (state, report) = crate::cpu::run(move || {
+                let input = crate::crawl::root_input(&page, None, &rules.tracking);
+                let history = store2.history(&watch2.id);
+                let a = analyse_history(&history, &watch2, &prev2, &input, now)?;
+                end.read = history.take_read();
+                let result = a.map_err(Failure::Page);
+                finish(
+                    &store2,
+                    &rules.settings(),
+                    &watch2,
+                    &prev2,
+                    result,
+                    None,
+                    now,
+                    end,
+                )
+            })
+            .await?;
+            return Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await);
+        }
         Ok(FetchOutcome::Page(page)) => {
             // The analysis runs on the CPU pool, off the async workers.
             let tracking = settings.tracking.clone();
             let (a, c, r) =
                 analyse_on_pool(store, watch, &prev, page, crawl, tracking, now).await?;
             crawl = c;
-            read = r;
+            end.read = r;
             a.map_err(Failure::Page)
         }
         Err(e) => {
-            retry_after = e.retry_after();
+            end.retry_after = e.retry_after();
             Err(Failure::Fetch(e))
         }
     };
@@ -300,46 +329,128 @@ pub async fn run(
         }
         _ => None,
     };
-    let ms = started.elapsed().as_millis() as u64;
-    let (mut state, mut record, mut report) = settle(settings, watch, &prev, result, deep, now, ms);
+    // The end of the check waits for the disk: on the CPU pool too.
+    let (state, report) = crate::cpu::run(move || {
+        finish(
+            &store2,
+            &rules.settings(),
+            &watch2,
+            &prev2,
+            result,
+            deep,
+            now,
+            end,
+        )
+    })
+    .await?;
+    Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await)
+}
+
+/// The service-wide rules of a check, owned: what the check's end takes to the CPU pool.
+struct Rules {
+    sched: ScheduleConfig,
+    deep: DeepConfig,
+    tracking: Tracking,
+    full_text: FullText,
+}
+
+impl Rules {
+    fn of(s: &Settings<'_>) -> Self {
+        Self {
+            sched: *s.sched,
+            deep: s.deep.clone(),
+            tracking: s.tracking.clone(),
+            full_text: s.full_text,
+        }
+    }
+
+    fn settings(&self) -> Settings<'_> {
+        Settings {
+            sched: &self.sched,
+            deep: &self.deep,
+            tracking: &self.tracking,
+            full_text: self.full_text,
+        }
+    }
+}
+
+/// What the end of a check needs besides its result.
+struct End {
+    /// The server or its robots.txt asked for this pause.
+    retry_after: Option<std::time::Duration>,
+    /// What the analysis read the last link array from.
+    read: Option<LinksRead>,
+    dry_run: bool,
+    started: Instant,
+}
+
+/// The end of a check: settles its result into the watch's next state and commits it
+/// (unless `end.dry_run`). Returns the state and the report.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of one check, passed through"
+)]
+fn finish(
+    store: &Store,
+    settings: &Settings<'_>,
+    watch: &Watch,
+    prev: &WatchState,
+    result: Result<Analysis, Failure>,
+    deep: Option<DeepOutcome>,
+    now: i64,
+    end: End,
+) -> Result<(WatchState, CheckReport), StoreError> {
+    let ms = end.started.elapsed().as_millis() as u64;
+    let (mut state, mut record, mut report) = settle(settings, watch, prev, result, deep, now, ms);
     if let Some(earlier) = &mut record.earlier_links {
-        earlier.read = read;
+        earlier.read = end.read;
     }
     // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
     // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
     // lease keeps the pause for whichever node holds the host next.
-    if let Some(wait) = retry_after {
+    if let Some(wait) = end.retry_after {
         state.next_check = state.next_check.max(now + secs(wait));
         report.next_check = state.next_check;
         record.host_pause = Some(wait);
     }
-    if !dry_run {
-        // The batch and its flush wait for the disk: on the CPU pool too.
-        let pending = state.full_text.clone();
-        let wanted =
-            watch.options.content == crate::model::Content::Full && state.status != Status::Error;
-        let (store2, id) = (store.clone(), watch.id.clone());
-        crate::cpu::run(move || store2.commit_check(&id, &prev, &state, &record)).await?;
-        // The items are stored; their articles come after (a crash keeps the queue).
-        // A failure to store them is not the check's: its items stand, and the queue
-        // is still there for the next check.
-        if wanted && !pending.is_empty() {
-            let limits = settings.full_text;
-            match crate::fulltext::fill(store, fetcher, &watch.id, &pending, limits).await {
-                // What the check reports (and a webhook sends) carries the articles
-                // found for its own new items.
-                Ok(found) => {
-                    for item in &mut report.new_items {
-                        if let Some((_, html)) = found.iter().find(|(id, _)| *id == item.id) {
-                            item.content = Some(html.clone());
-                        }
-                    }
+    if !end.dry_run {
+        store.commit_check(&watch.id, prev, &state, &record)?;
+    }
+    Ok((state, report))
+}
+
+/// After the commit: the articles of a full-text watch's new items (a crash keeps the
+/// queue, committed with the items). A failure to store them is not the check's: its
+/// items stand, and the queue is still there for the next check.
+async fn articles(
+    store: &Store,
+    fetcher: &Fetcher,
+    settings: &Settings<'_>,
+    watch: &Watch,
+    state: &WatchState,
+    mut report: CheckReport,
+    dry_run: bool,
+) -> CheckReport {
+    let wanted = !dry_run
+        && watch.options.content == crate::model::Content::Full
+        && state.status != Status::Error;
+    if !wanted || state.full_text.is_empty() {
+        return report;
+    }
+    let limits = settings.full_text;
+    match crate::fulltext::fill(store, fetcher, &watch.id, &state.full_text, limits).await {
+        // What the check reports (and a webhook sends) carries the articles found for
+        // its own new items.
+        Ok(found) => {
+            for item in &mut report.new_items {
+                if let Some((_, html)) = found.iter().find(|(id, _)| *id == item.id) {
+                    item.content = Some(html.clone());
                 }
-                Err(e) => tracing::warn!(id = %watch.id, error = %e, "cannot store the full text"),
             }
         }
+        Err(e) => tracing::warn!(id = %watch.id, error = %e, "cannot store the full text"),
     }
-    Ok(report)
+    report
 }
 
 /// [`run`] (committing) with the default deep, tracking and full-text settings: the
