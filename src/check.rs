@@ -276,8 +276,12 @@ pub async fn run(
     } else {
         None
     };
-    let rules = Rules::of(settings);
-    let (store2, watch2, prev2) = (store.clone(), watch.clone(), prev.clone());
+    let own = Own {
+        store: store.clone(),
+        rules: Rules::of(settings),
+        watch: watch.clone(),
+        prev: prev.clone(),
+    };
     let result = match fetcher.get_as(&url, &validators, watch.into()).await {
         Ok(FetchOutcome::NotModified) => Ok(Analysis::Unchanged {
             raw_fingerprint: None,
@@ -288,21 +292,11 @@ pub async fn run(
             // A plain watch: the analysis and the end of the check (whose commit waits
             // for the disk) in one go on the CPU pool, off the async workers.
             let (state, report) = crate::cpu::run(move || {
-                let input = crate::crawl::root_input(&page, None, &rules.tracking);
-                let history = store2.history(&watch2.id);
-                let a = analyse_history(&history, &watch2, &prev2, &input, now)?;
+                let input = crate::crawl::root_input(&page, None, &own.rules.tracking);
+                let history = own.store.history(&own.watch.id);
+                let a = analyse_history(&history, &own.watch, &own.prev, &input, now)?;
                 end.read = history.take_read();
-                let result = a.map_err(Failure::Page);
-                finish(
-                    &store2,
-                    &rules.settings(),
-                    &watch2,
-                    &prev2,
-                    result,
-                    None,
-                    now,
-                    end,
-                )
+                own.finish(a.map_err(Failure::Page), None, now, end)
             })
             .await?;
             return Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await);
@@ -330,19 +324,7 @@ pub async fn run(
         _ => None,
     };
     // The end of the check waits for the disk: on the CPU pool too.
-    let (state, report) = crate::cpu::run(move || {
-        finish(
-            &store2,
-            &rules.settings(),
-            &watch2,
-            &prev2,
-            result,
-            deep,
-            now,
-            end,
-        )
-    })
-    .await?;
+    let (state, report) = crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
     Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await)
 }
 
@@ -384,39 +366,45 @@ struct End {
     started: Instant,
 }
 
-/// The end of a check: settles its result into the watch's next state and commits it
-/// (unless `end.dry_run`). Returns the state and the report.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the parts of one check, passed through"
-)]
-fn finish(
-    store: &Store,
-    settings: &Settings<'_>,
-    watch: &Watch,
-    prev: &WatchState,
-    result: Result<Analysis, Failure>,
-    deep: Option<DeepOutcome>,
-    now: i64,
-    end: End,
-) -> Result<(WatchState, CheckReport), StoreError> {
-    let ms = end.started.elapsed().as_millis() as u64;
-    let (mut state, mut record, mut report) = settle(settings, watch, prev, result, deep, now, ms);
-    if let Some(earlier) = &mut record.earlier_links {
-        earlier.read = end.read;
+/// Owned copies of a check's parts, for its work on the CPU pool.
+struct Own {
+    store: Store,
+    rules: Rules,
+    watch: Watch,
+    prev: WatchState,
+}
+
+impl Own {
+    /// The end of a check: settles its result into the watch's next state and commits
+    /// it (unless `end.dry_run`). Returns the state and the report.
+    fn finish(
+        &self,
+        result: Result<Analysis, Failure>,
+        deep: Option<DeepOutcome>,
+        now: i64,
+        end: End,
+    ) -> Result<(WatchState, CheckReport), StoreError> {
+        let (watch, prev) = (&self.watch, &self.prev);
+        let ms = end.started.elapsed().as_millis() as u64;
+        let settings = self.rules.settings();
+        let (mut state, mut record, mut report) =
+            settle(&settings, watch, prev, result, deep, now, ms);
+        if let Some(earlier) = &mut record.earlier_links {
+            earlier.read = end.read;
+        }
+        // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
+        // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
+        // lease keeps the pause for whichever node holds the host next.
+        if let Some(wait) = end.retry_after {
+            state.next_check = state.next_check.max(now + secs(wait));
+            report.next_check = state.next_check;
+            record.host_pause = Some(wait);
+        }
+        if !end.dry_run {
+            self.store.commit_check(&watch.id, prev, &state, &record)?;
+        }
+        Ok((state, report))
     }
-    // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
-    // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
-    // lease keeps the pause for whichever node holds the host next.
-    if let Some(wait) = end.retry_after {
-        state.next_check = state.next_check.max(now + secs(wait));
-        report.next_check = state.next_check;
-        record.host_pause = Some(wait);
-    }
-    if !end.dry_run {
-        store.commit_check(&watch.id, prev, &state, &record)?;
-    }
-    Ok((state, report))
 }
 
 /// After the commit: the articles of a full-text watch's new items (a crash keeps the
