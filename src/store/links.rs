@@ -24,7 +24,7 @@ pub(super) struct Stored<'a> {
 /// The stored values a read of a watch's link array was made from (the full array and
 /// its deltas, shared with sled, not copied). A commit that finds the very same values
 /// takes the array read then as the old one instead of reading and decoding it again.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct LinksRead {
     base: sled::IVec,
     deltas: Vec<(sled::IVec, sled::IVec)>,

@@ -144,12 +144,12 @@ impl Transfer for Store {
             .map(|(n, i)| (state.item_seq.saturating_sub(n as u64), i))
             .collect();
         items.reverse();
-        let mut seen: Vec<Vec<u8>> = self
+        // Sorted and each once already.
+        let seen: Vec<Vec<u8>> = self
             .seen_hashes(id)?
             .into_iter()
             .map(|h| h.to_vec())
             .collect();
-        seen.sort_unstable();
         let pages = db
             .scan_prefix(keys::watch_key(keys::PAGE, id))
             .map(|kv| {
