@@ -329,17 +329,20 @@ fn edits_and_webhook_outcomes_on_a_full_disk_are_refused_as_full_and_keep_the_wa
     assert_eq!(s.watch(&w.id).expect("read").expect("kept").title, None);
 }
 
+/// A list page's links: `n` stories, the newest (`first + n - 1`) on top.
+fn stories(first: usize, n: usize) -> Vec<Link> {
+    (first..first + n)
+        .rev()
+        .map(|i| Link::new(format!("story {i}"), format!("http://a.example/{i}")))
+        .collect()
+}
+
 #[test]
 fn the_link_array_survives_many_delta_commits_and_deltas_stay_bounded() {
     let s = Store::temporary().expect("store");
     let w = watch("http://a.example/");
     s.insert_watch(&w, &state(10)).expect("insert");
-    let page = |first: usize| -> Vec<Link> {
-        (first..first + 200)
-            .rev()
-            .map(|i| Link::new(format!("story {i}"), format!("http://a.example/{i}")))
-            .collect()
-    };
+    let page = |first: usize| stories(first, 200);
     for round in 0..150 {
         let links = page(round * 2);
         check_at(
@@ -572,12 +575,7 @@ fn a_commit_reuses_the_array_its_check_read_only_while_it_stands() {
     let s = Store::temporary().expect("store");
     let w = watch("http://a.example/");
     s.insert_watch(&w, &state(10)).expect("insert");
-    let page = |first: usize| -> Vec<Link> {
-        (first..first + 60)
-            .rev()
-            .map(|i| Link::new(format!("story {i}"), format!("http://a.example/s/{i}")))
-            .collect()
-    };
+    let page = |first: usize| stories(first, 60);
     let commit = |links: Vec<Link>, earlier: Option<ReadLinks>| {
         let prev = s.state(&w.id).expect("state").expect("present");
         let mut next = prev.clone();
