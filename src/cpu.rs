@@ -1,43 +1,87 @@
-//! CPU-heavy work off the async workers: parsing and analysing pages, the LCS, reading a
-//! deep watch's pages and sled's flush run on tokio's blocking threads, at most as many
-//! at once as the machine has cores, so a hostile page that takes seconds to parse never
-//! stalls the web server or the fetches of other watches.
+//! CPU-heavy work off the async workers: parsing and analysing pages, the LCS and reading
+//! a deep watch's pages run on a pool of its own, one thread per core, so a hostile page
+//! that takes seconds to parse never stalls the web server or the fetches of other
+//! watches. Waits on the disk (sled's flush) run on tokio's blocking threads.
+//!
+//! Why threads of its own rather than tokio's blocking pool behind a semaphore: the
+//! blocking pool hands each task to whichever of its threads is idle, and a permit freed
+//! at the end of a task is taken before that thread is idle again, so the checks wandered
+//! over five or more threads; each kept the allocator's pages of every size a check uses.
+//! Two threads that always run the checks hold the working set of two checks. Measured
+//! in `bench/README.md` ("One thread per core").
 //!
 //! May use: nothing.
 
-use std::sync::{Arc, OnceLock};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use tokio::sync::Semaphore;
+/// A task for the pool.
+type Job = Box<dyn FnOnce() + Send>;
 
-/// The pool's bound: one task per core.
-fn permits() -> &'static Arc<Semaphore> {
-    static PERMITS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    PERMITS.get_or_init(|| {
+/// The pool: the queue its threads take tasks from, in the order they came. `None` when
+/// not one thread could be started; then tasks run on tokio's blocking threads.
+fn pool() -> Option<&'static mpsc::Sender<Job>> {
+    static POOL: OnceLock<Option<mpsc::Sender<Job>>> = OnceLock::new();
+    POOL.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        Arc::new(Semaphore::new(cores))
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let mut started = 0;
+        for n in 0..cores {
+            let rx = Arc::clone(&rx);
+            let spawned = std::thread::Builder::new()
+                .name(format!("sitefeed-cpu-{n}"))
+                .spawn(move || worker(&rx));
+            match spawned {
+                Ok(_) => started += 1,
+                Err(e) => tracing::warn!(error = %e, "cannot start a CPU thread"),
+            }
+        }
+        (started > 0).then_some(tx)
     })
+    .as_ref()
 }
 
-/// Runs `f` on the blocking pool once a core is free, and returns its result. A panic
-/// in `f` continues in the caller, as if `f` had run there.
+/// A pool thread: runs tasks until the queue is gone. A task's panic goes back to its
+/// caller inside the task's result, so the thread lives on.
+fn worker(rx: &Mutex<mpsc::Receiver<Job>>) {
+    loop {
+        // The lock is held only while waiting for the next task, never while running it.
+        let next = match rx.lock() {
+            Ok(rx) => rx.recv(),
+            Err(poisoned) => poisoned.into_inner().recv(),
+        };
+        match next {
+            Ok(job) => job(),
+            Err(mpsc::RecvError) => return,
+        }
+    }
+}
+
+/// Runs `f` on the CPU pool once one of its threads is free, and returns its result. A
+/// panic in `f` continues in the caller, as if `f` had run there.
 pub async fn run<T, F>(f: F) -> T
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let permit = permits()
-        .clone()
-        .acquire_owned()
-        .await
-        .expect("invariant: the CPU pool's semaphore is never closed");
-    let task = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        f()
+    let Some(pool) = pool() else {
+        return wait_on_disk(f).await;
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        // The caller may have gone (a shutdown); its result is then dropped here.
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
     });
-    match task.await {
-        Ok(v) => v,
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        // Cancelled: only when the runtime shuts down, which drops this future too.
+    if pool.send(job).is_err() {
+        // The pool's threads are gone: not while the process runs.
+        return std::future::pending().await;
+    }
+    match rx.await {
+        Ok(Ok(v)) => v,
+        Ok(Err(panic)) => resume_unwind(panic),
+        // The task was dropped without running: not while the pool's threads live.
         Err(_) => std::future::pending().await,
     }
 }
@@ -95,5 +139,43 @@ mod tests {
         }
         let peak = peak.load(std::sync::atomic::Ordering::SeqCst);
         assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
+    }
+
+    /// The checks run on the same few threads, one per core, whatever the order of
+    /// their arrival: the allocator then keeps the working set of that many checks.
+    #[tokio::test(flavor = "current_thread")]
+    async fn tasks_run_on_one_thread_per_core() {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let tasks: Vec<_> = (0..cores * 20)
+            .map(|_| {
+                tokio::spawn(run(|| {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    std::thread::current().id()
+                }))
+            })
+            .collect();
+        let mut threads = std::collections::HashSet::new();
+        for t in tasks {
+            threads.insert(t.await.expect("task"));
+        }
+        assert!(
+            threads.len() <= cores,
+            "{} threads for {cores} cores",
+            threads.len()
+        );
+    }
+
+    /// A task's panic reaches its caller; the thread that ran it takes the next task.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_panic_reaches_the_caller_and_the_pool_lives_on() {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        for _ in 0..=cores {
+            let caught = tokio::spawn(run(|| -> u8 { panic!("a hostile page") })).await;
+            assert!(caught.is_err_and(|e| e.is_panic()));
+        }
+        let tasks: Vec<_> = (0..cores * 2).map(|_| tokio::spawn(run(|| 7_u8))).collect();
+        for t in tasks {
+            assert_eq!(t.await.expect("the pool still runs tasks"), 7);
+        }
     }
 }
