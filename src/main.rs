@@ -19,11 +19,12 @@ fn main() -> ExitCode {
     }
     // Names the allocator's low-memory defaults, so the linker keeps the constructor
     // that installs them (see `sitefeed::alloc`).
-    let (installed, eager_commit, purge_delay_ms) = sitefeed::alloc::low_memory_defaults();
+    let mem = sitefeed::alloc::low_memory_defaults();
     tracing::debug!(
-        installed,
-        eager_commit,
-        purge_delay_ms,
+        installed = mem.installed,
+        eager_commit = mem.eager_commit,
+        purge_delay_ms = mem.purge_delay_ms,
+        generic_collect = mem.generic_collect,
         "allocator: mimalloc with its low-memory defaults"
     );
     match sitefeed::cli::run(cli) {
