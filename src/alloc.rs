@@ -6,8 +6,8 @@
 //! commit arenas eagerly and keep freed pages a while, which raises peak RSS (about 95 MB
 //! there); no eager arena commit and immediate purging bring it to about 53 MB at a small
 //! CPU cost. A thread's emptied pages are given back when it collects; collecting every
-//! 1,000 slow allocations instead of 10,000 took another 5 MB off the peak (66 to 61 MB,
-//! `bench/README.md`). The crate `mimalloc-defaults` (in `crates/`, the one place with
+//! 1,000 slow allocations instead of 10,000 took another 3–5 MB off the peak at 1,000
+//! watches (from 66 to 61–63 MB, `bench/README.md`). The crate `mimalloc-defaults` (in `crates/`, the one place with
 //! `unsafe` code) sets all three before `main` runs, unless the environment sets them
 //! (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`, `MIMALLOC_GENERIC_COLLECT`), so
 //! the binary needs no environment.

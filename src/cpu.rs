@@ -8,7 +8,7 @@
 //! at the end of a task is taken before that thread is idle again, so the checks wandered
 //! over five or more threads; each kept the allocator's pages of every size a check uses.
 //! Two threads that always run the checks hold the working set of two checks. Measured
-//! in `bench/README.md` ("One thread per core").
+//! in `bench/README.md` ("Where the peak memory is, one thread per core, ...").
 //!
 //! May use: nothing.
 
