@@ -25,8 +25,7 @@
 //! - **author**: the text of an element marked `rel=author`, `itemprop=author` or with
 //!   the microformat class `author` / `p-author` / `byline` (a leading "by" dropped).
 //!
-//! Uses [`super::date`], `lol_html`'s element type (to read attributes as the pass
-//! meets them), `url`, and the extractor's entity decoder.
+//! Uses [`super::date`], `url`, and the extractor's entity decoder.
 
 use std::ops::Range;
 

@@ -1,5 +1,5 @@
-//! Decoding of HTML character references (`&amp;`, `&#x4e2d;`, `&nbsp`, ...), which
-//! lol_html leaves in text chunks and attribute values as they stand in the source.
+//! Decoding of HTML character references (`&amp;`, `&#x4e2d;`, `&nbsp`, ...), which the
+//! pass leaves in text and attribute values as they stand in the source.
 //!
 //! The decoding is `htmlize`'s, which follows the WHATWG tokenizer: the longest named
 //! reference from the full table (all 2231 names) wins, the legacy names may go without
@@ -27,8 +27,8 @@ pub(crate) fn decode_into(src: &str, dst: &mut String, in_attribute: bool) {
 }
 
 /// `s` with its character references decoded (moved through when there are none).
-pub(super) fn decode(s: String, in_attribute: bool) -> String {
-    unescape_in(s, context(in_attribute)).into_owned()
+pub(super) fn decode<'a>(s: impl Into<std::borrow::Cow<'a, str>>, in_attribute: bool) -> String {
+    unescape_in(s.into(), context(in_attribute)).into_owned()
 }
 
 #[cfg(test)]

@@ -4,12 +4,12 @@
 //! [`crate::entries::content`] reads one entry's summary, date, picture and author from
 //! them; nothing here decides what an entry says.
 //!
-//! Uses `lol_html`'s element type (to read attributes as the pass meets them),
+//! Uses [`super::markup`] (to read attributes as the pass meets them),
 //! [`super::hiding`] (what hides) and [`super::entities`].
 
 use std::ops::Range;
 
-use lol_html::html_content::Element;
+use super::markup::Tag;
 
 use super::hiding::Attrs;
 
@@ -58,7 +58,7 @@ const MAX_TEXT: usize = 1 << 20;
 
 impl Facts {
     /// An element opens with instance id `id` (ids count up in document order).
-    pub(super) fn open(&mut self, id: u32, tag: &str, el: &Element<'_, '_>, attrs: &Attrs) {
+    pub(super) fn open(&mut self, id: u32, tag: &str, el: &Tag<'_>, attrs: &Attrs) {
         let i = id as usize;
         if self.span.len() <= i {
             self.span.resize(i + 1, 0..0);
@@ -70,7 +70,11 @@ impl Facts {
         if matches!(tag, "template" | "noscript" | "title" | "desc") || attrs.hides {
             self.hiding.push(id);
         }
-        let attr = |n: &str| el.get_attribute(n).filter(|v| !v.trim().is_empty());
+        let attr = |n: &str| {
+            el.attr(n)
+                .filter(|v| !v.trim().is_empty())
+                .map(str::to_owned)
+        };
         if tag == "img" {
             let num = |n: &str| attr(n).and_then(|v| v.trim().trim_end_matches("px").parse().ok());
             self.images.push((
@@ -88,7 +92,6 @@ impl Facts {
         }
         if let Some(url) = attrs
             .style
-            .as_deref()
             .filter(|s| !s.trim().is_empty())
             .and_then(background_image)
         {
@@ -104,32 +107,32 @@ impl Facts {
         if matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
             self.headings.push(id);
         }
-        let given = |v: &Option<String>| v.clone().filter(|v| !v.trim().is_empty());
-        let itemprop = given(&attrs.itemprop).unwrap_or_default();
+        let given = |v: Option<&str>| v.filter(|v| !v.trim().is_empty()).map(str::to_owned);
+        let itemprop = given(attrs.itemprop).unwrap_or_default();
         let has = |list: &str, word: &str| {
             list.split_ascii_whitespace()
                 .any(|w| w.eq_ignore_ascii_case(word))
         };
-        if let Some(d) = given(&attrs.datetime) {
+        if let Some(d) = given(attrs.datetime) {
             self.times.push((id, d));
         } else if has(&itemprop, "datePublished") {
-            if let Some(d) = given(&attrs.content) {
+            if let Some(d) = given(attrs.content) {
                 self.times.push((id, d));
             }
         } else if let Some(t) =
-            given(&attrs.title).filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+            given(attrs.title).filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
         {
             // A timestamp in a tooltip (`<span title="2024-05-01 10:00">3 hours ago</span>`).
             self.times.push((id, t));
         }
-        let class = attrs.class.as_deref().unwrap_or_default();
-        if has(attrs.rel.as_deref().unwrap_or_default(), "author")
+        let class = attrs.class.unwrap_or_default();
+        if has(attrs.rel.unwrap_or_default(), "author")
             || has(&itemprop, "author")
             || ["author", "p-author", "byline"]
                 .iter()
                 .any(|w| has(class, w))
         {
-            self.authors.push((id, given(&attrs.content)));
+            self.authors.push((id, given(attrs.content)));
         }
     }
 

@@ -4,19 +4,19 @@
 //! The links ([`super::links`]), the structure's visible text ([`super::structure`]) and
 //! the facts of entry content ([`super::facts`]) all hide by these rules.
 //!
-//! Uses `lol_html`'s element type only.
+//! Uses [`super::markup`].
 
-use lol_html::html_content::Element;
+use super::markup::Tag;
 
 /// The attributes of a start tag that more than one collector of the pass reads, read
-/// in one scan of the tag's attributes per element ([`Attrs::read`]); lol_html's
-/// `get_attribute` would lower-case and re-encode the asked name and scan the attributes
-/// at each call, and the collectors ask about a dozen names of every element.
+/// in one scan of the tag's attributes per element ([`Attrs::read`]), borrowed from the
+/// page (as written: character references not decoded); the collectors ask about a
+/// dozen names of every element.
 #[derive(Debug, Default)]
-pub(super) struct Attrs {
-    pub(super) class: Option<String>,
-    pub(super) style: Option<String>,
-    pub(super) role: Option<String>,
+pub(super) struct Attrs<'h> {
+    pub(super) class: Option<&'h str>,
+    pub(super) style: Option<&'h str>,
+    pub(super) role: Option<&'h str>,
     /// The element hides its content: a `hidden` attribute, an inline `display:none` or
     /// `visibility:hidden` ([`style_hides`]).
     pub(super) hides: bool,
@@ -24,11 +24,11 @@ pub(super) struct Attrs {
     pub(super) aria_hidden: bool,
     /// What the facts of entry content read (when `all`): `datetime`, `itemprop`,
     /// `title`, `rel` and `content`.
-    pub(super) datetime: Option<String>,
-    pub(super) itemprop: Option<String>,
-    pub(super) title: Option<String>,
-    pub(super) rel: Option<String>,
-    pub(super) content: Option<String>,
+    pub(super) datetime: Option<&'h str>,
+    pub(super) itemprop: Option<&'h str>,
+    pub(super) title: Option<&'h str>,
+    pub(super) rel: Option<&'h str>,
+    pub(super) content: Option<&'h str>,
 }
 
 /// The names [`Attrs::read`] keeps, in the order of its slots.
@@ -45,29 +45,17 @@ const NAMES: [&str; 10] = [
     "content",
 ];
 
-impl Attrs {
-    /// Reads them from `el`, whose source is `html` (the text the pass runs over): the
-    /// two hiding rules only when the page `may_hide` anything ([`may_hide`], else they
-    /// are false), `style` when either is asked, the rest only when `all` (a pass that
-    /// gathers more than links). As `get_attribute`, the first attribute of a name counts
-    /// and names match in any ASCII case.
-    pub(super) fn read(el: &Element<'_, '_>, html: &str, may_hide: bool, all: bool) -> Self {
+impl<'h> Attrs<'h> {
+    /// Reads them from `el`: the two hiding rules only when the page `may_hide` anything
+    /// ([`may_hide`], else they are false), `style` when either is asked, the rest only
+    /// when `all` (a pass that gathers more than links). The first attribute of a name
+    /// counts and names match in any ASCII case.
+    pub(super) fn read(el: &Tag<'h>, may_hide: bool, all: bool) -> Self {
         if !(all || may_hide) {
             return Self::default();
         }
-        let mut slots: [Option<String>; NAMES.len()] = Default::default();
-        for attr in el.attributes() {
-            // The name as written, from the source when lol_html kept where it stood.
-            let owned;
-            let name = if let Some(n) = attr
-                .name_source_location()
-                .and_then(|l| html.get(l.bytes()))
-            {
-                n
-            } else {
-                owned = attr.name();
-                owned.as_str()
-            };
+        let mut slots: [Option<&'h str>; NAMES.len()] = Default::default();
+        for (name, value) in el.attrs() {
             let Some(k) = NAMES.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
                 continue;
             };
@@ -77,11 +65,11 @@ impl Attrs {
                 _ => all,
             };
             if wanted && slots[k].is_none() {
-                slots[k] = Some(attr.value());
+                slots[k] = Some(value);
             }
         }
         let [class, style, role, hidden, aria, datetime, itemprop, title, rel, content] = slots;
-        let hides = may_hide && (hidden.is_some() || style.as_deref().is_some_and(style_hides));
+        let hides = may_hide && (hidden.is_some() || style.is_some_and(style_hides));
         let aria_hidden = aria.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         Self {
             class,

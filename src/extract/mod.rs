@@ -34,7 +34,7 @@
 //!   `aria-label`. An `<area>` takes its own `alt`. A link may still end up with the text
 //!   ""; it is kept (the differ decides what to do with it).
 //! * `<noscript>`: its contents are parsed as raw text, as by a browser with scripting on
-//!   (lol_html does so), so links inside `<noscript>` are not seen at all. They are
+//!   (lol_html does so too), so links inside `<noscript>` are not seen at all. They are
 //!   mostly tracking pixels and "enable JavaScript" notices; a page that puts its real
 //!   list only in `<noscript>` needs a fetcher that renders it differently anyway.
 //! * An `<a>` opened while another is open closes the first (HTML5); text after the
@@ -54,7 +54,7 @@
 //! Elements that are never closed extend to the end of their parent (or the document):
 //! `<div hidden>` without `</div>` hides the rest of its parent. Elements that a browser
 //! closes implicitly (`<p hidden>` followed by `<div>`) are, here, closed only by an end
-//! tag of theirs or of an ancestor: lol_html does not build a tree.
+//! tag of theirs or of an ancestor: the pass does not build a tree.
 //!
 //! Limits: a page that needs over 8 MiB of parser state (about 60,000 elements open at
 //! once: unclosed tags pile up) or more than 3 s is refused with
@@ -84,13 +84,18 @@ pub mod facts;
 pub mod fingerprint;
 mod hiding;
 pub mod links;
+mod lol;
+mod markup;
 pub mod page;
 mod resolve;
+mod scan;
 pub mod structure;
 pub mod url;
 
 #[cfg(test)]
 pub(crate) mod corpus_tests;
+#[cfg(test)]
+mod scan_tests;
 
 use ::url::Url;
 use thiserror::Error;

@@ -6,16 +6,16 @@
 //!
 //! * Counters: `hidden` (open elements that hide their content), `aria_hidden`, `svg`
 //!   and `selected` (open elements matching the user's selector). Each counted element
-//!   undoes its count at its end tag ([`LinkEnd`]). lol_html keeps a simple stack of open
+//!   undoes its count at its end tag ([`LinkEnd`]). The pass keeps a simple stack of open
 //!   elements (push on a start tag, pop up to the matching name on an end tag), and when
-//!   an end tag pops several elements at once (`<li><span hidden>x</ul>`), the end-tag
-//!   handlers of all of them run, so a missing end tag cannot leave a counter stuck,
+//!   an end tag pops several elements at once (`<li><span hidden>x</ul>`), all of them
+//!   end, so a missing end tag cannot leave a counter stuck,
 //!   except when an element is never closed at all: then it extends to the end of the
 //!   document.
-//! * The user's selector is a handler of its own, registered before the pass's handler
-//!   for every element, so [`LinkState::on_element`] can tell whether the link itself is
-//!   selected; within it, the hiding tests come before the `<a>` handling.
-//! * Text counts only inside links and the title. lol_html tells the text type: only
+//! * The user's selector is matched by lol_html before the pass's handler for every
+//!   element, so [`LinkState::on_element`] can tell whether the link itself is selected;
+//!   within it, the hiding tests come before the `<a>` handling.
+//! * Text counts only inside links and the title. The pass tells the text type: only
 //!   ordinary text (and RCDATA, e.g. `<textarea>`, and CDATA in SVG) counts; `<script>`,
 //!   `<style>`, `<noscript>` (parsed as raw text, as by a browser with scripting on),
 //!   `<iframe>`, `<xmp>`, `<noembed>`, `<noframes>` and `<plaintext>` contents are raw
@@ -35,7 +35,7 @@
 //! rules; the start and end tags are read in [`tags`]. Uses [`super::entities`] and
 //! [`super::hiding`].
 
-use lol_html::html_content::{TextChunk, TextType};
+use super::markup::{Text, TextKind};
 
 use super::entities;
 
@@ -84,8 +84,6 @@ pub(crate) const BREAKING_ELEMENTS: &[&str] = &[
     "tr",
     "ul",
 ];
-
-const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
 /// One `<a href>` (or `<area href>`) as found, before URL resolution.
 pub(super) struct RawLink {
@@ -215,15 +213,15 @@ impl LinkState {
     }
 
     /// A text chunk of the page (`html`, the whole page, for the source between chunks).
-    pub(super) fn on_text(&mut self, chunk: &TextChunk<'_>, html: &str) {
-        let decode = match chunk.text_type() {
-            TextType::Data | TextType::RCData => true,
-            TextType::CDataSection => false,
+    pub(super) fn on_text(&mut self, chunk: &Text<'_>, html: &str) {
+        let decode = match chunk.kind {
+            TextKind::Data | TextKind::RcData => true,
+            TextKind::CData => false,
             _ => return,
         };
         let sink = self.sink();
-        let last = chunk.last_in_text_node();
-        let s = chunk.as_str();
+        let last = chunk.last;
+        let s = chunk.s;
         if sink == Sink::Nowhere {
             if last {
                 self.node.clear();
@@ -231,7 +229,7 @@ impl LinkState {
             return;
         }
         if sink == Sink::Link && !s.is_empty() {
-            let at = chunk.source_location().bytes();
+            let at = chunk.span.clone();
             if !self.in_node {
                 self.in_node = true;
                 let gap = self.text_end.and_then(|end| html.get(end..at.start));

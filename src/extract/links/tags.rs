@@ -6,23 +6,23 @@
 //! Uses [`super`] (the state and its text), [`crate::extract::hiding`] and
 //! [`crate::extract::entities`].
 
-use lol_html::html_content::Element;
+use crate::extract::markup::Tag;
 
-use super::{collapse_into, LinkEnd, LinkState, RawLink, HTML_NS, MAX_RAW_TEXT_BYTES};
+use super::{collapse_into, LinkEnd, LinkState, RawLink, MAX_RAW_TEXT_BYTES};
 use crate::extract::entities;
 use crate::extract::hiding::Attrs;
 
 impl LinkState {
     /// An element that the user's selector matched. Returns whether it counts as open
     /// until its end tag (then [`LinkState::on_selected_end`] must run there).
-    pub(in crate::extract) fn on_selected(&mut self, el: &Element<'_, '_>) -> bool {
-        if el.can_have_content() {
+    pub(in crate::extract) fn on_selected(&mut self, el: &Tag<'_>) -> bool {
+        if el.content {
             if let Some(n) = &mut self.selected {
                 *n += 1;
             }
             true
         } else {
-            self.void_selected_at = Some(el.source_location().bytes().start);
+            self.void_selected_at = Some(el.span.start);
             false
         }
     }
@@ -41,7 +41,7 @@ impl LinkState {
     /// what its end tag undoes.
     pub(in crate::extract) fn on_element(
         &mut self,
-        el: &Element<'_, '_>,
+        el: &Tag<'_>,
         tag: &str,
         hiding: Option<&Attrs>,
         anchor: Option<usize>,
@@ -74,7 +74,7 @@ impl LinkState {
             "area" => self.on_area(el, void_hidden, anchor),
             "img" => self.on_img(el),
             "base" if self.base.is_none() => {
-                self.base = el.get_attribute("href").map(|h| entities::decode(h, true));
+                self.base = el.attr("href").map(|h| entities::decode(h, true));
             }
             "title" => end.title = self.on_title(el),
             "meta" => self.on_meta(el),
@@ -103,14 +103,14 @@ impl LinkState {
     /// `<svg>`) until its end tag.
     fn count_open(
         &mut self,
-        el: &Element<'_, '_>,
+        el: &Tag<'_>,
         end: &mut LinkEnd,
         void_hidden: &mut bool,
         hide: bool,
         aria: bool,
         svg: bool,
     ) {
-        if el.can_have_content() {
+        if el.content {
             self.hidden += u32::from(hide);
             self.aria_hidden += u32::from(aria);
             self.svg += u32::from(svg);
@@ -125,21 +125,18 @@ impl LinkState {
     /// `<a>`: closes the open link and opens a new one (that counts if it has an href
     /// and is visible and selected), until its end tag. Returns its id when its end tag
     /// is to close it.
-    fn on_anchor(&mut self, el: &Element<'_, '_>, anchor: Option<usize>) -> Option<u32> {
+    fn on_anchor(&mut self, el: &Tag<'_>, anchor: Option<usize>) -> Option<u32> {
         let counts = self.hidden == 0 && self.selected != Some(0);
         let href = counts
-            .then(|| {
-                el.get_attribute("href")
-                    .or_else(|| el.get_attribute("xlink:href"))
-            })
+            .then(|| el.attr("href").or_else(|| el.attr("xlink:href")))
             .flatten()
             .map(|h| entities::decode(h, true));
         let label = href
             .as_ref()
-            .and_then(|_| el.get_attribute("aria-label"))
+            .and_then(|_| el.attr("aria-label"))
             .map(|l| entities::decode(l, true));
         let id = self.open_link(href, label, anchor);
-        if el.can_have_content() {
+        if el.content {
             Some(id)
         } else {
             self.close_link();
@@ -148,18 +145,18 @@ impl LinkState {
     }
 
     /// `<area href>`: a link of its own, with its `alt` as text.
-    fn on_area(&mut self, el: &Element<'_, '_>, void_hidden: bool, anchor: Option<usize>) {
-        let at = el.source_location().bytes().start;
+    fn on_area(&mut self, el: &Tag<'_>, void_hidden: bool, anchor: Option<usize>) {
+        let at = el.span.start;
         let hidden = self.hidden > 0 || void_hidden;
         let selected = self.selected != Some(0) || self.void_selected_at == Some(at);
         if hidden || !selected {
             return;
         }
-        let Some(href) = el.get_attribute("href") else {
+        let Some(href) = el.attr("href") else {
             return;
         };
         let mut text = String::new();
-        if let Some(alt) = el.get_attribute("alt") {
+        if let Some(alt) = el.attr("alt") {
             collapse_into(&entities::decode(alt, true), &mut text);
         }
         self.links.push(RawLink {
@@ -170,46 +167,48 @@ impl LinkState {
     }
 
     /// `<img>` inside a link: keep its `alt` in case the link has no text.
-    fn on_img(&mut self, el: &Element<'_, '_>) {
+    fn on_img(&mut self, el: &Tag<'_>) {
         if self.in_visible_link() && self.alt.len() < MAX_RAW_TEXT_BYTES {
-            if let Some(alt) = el.get_attribute("alt") {
+            if let Some(alt) = el.attr("alt") {
                 self.alt.push(' ');
-                entities::decode_into(&alt, &mut self.alt, true);
+                entities::decode_into(alt, &mut self.alt, true);
             }
         }
     }
 
     /// `<title>`: the first one outside SVG is the page's title. Returns whether its end
     /// tag closes it.
-    fn on_title(&mut self, el: &Element<'_, '_>) -> bool {
-        if self.title.is_some() || self.title_open || self.svg > 0 || el.namespace_uri() != HTML_NS
-        {
+    fn on_title(&mut self, el: &Tag<'_>) -> bool {
+        if self.title.is_some() || self.title_open || self.svg > 0 || !el.html_ns {
             return false;
         }
         let sink = self.sink();
         self.flush_node(sink);
         self.title_open = true;
-        el.can_have_content()
+        el.content
     }
 
     /// `<link rel="icon" href>`: the first one names the site's icon.
-    fn on_link(&mut self, el: &Element<'_, '_>) {
-        let is_icon = el.get_attribute("rel").is_some_and(|r| {
+    fn on_link(&mut self, el: &Tag<'_>) {
+        let is_icon = el.attr("rel").is_some_and(|r| {
             r.split_ascii_whitespace()
                 .any(|t| t.eq_ignore_ascii_case("icon"))
         });
         if is_icon && self.icon.is_none() {
-            self.icon = el.get_attribute("href").filter(|h| !h.trim().is_empty());
+            self.icon = el
+                .attr("href")
+                .filter(|h| !h.trim().is_empty())
+                .map(str::to_owned);
         }
     }
 
     /// `<meta name=robots content=...>`: `nofollow` or `none` set the nofollow flag.
-    fn on_meta(&mut self, el: &Element<'_, '_>) {
+    fn on_meta(&mut self, el: &Tag<'_>) {
         let is_robots = el
-            .get_attribute("name")
+            .attr("name")
             .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
         if is_robots {
-            let content = el.get_attribute("content").unwrap_or_default();
+            let content = el.attr("content").unwrap_or_default();
             if content
                 .split(|c: char| c == ',' || c.is_ascii_whitespace())
                 .any(|t| t.eq_ignore_ascii_case("nofollow") || t.eq_ignore_ascii_case("none"))

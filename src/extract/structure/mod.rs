@@ -6,9 +6,9 @@
 //! ([`Blocks`]); and, when asked for (deep watches), the page's visible text with where
 //! each link's own text lands in it ([`PageText`]).
 //!
-//! lol_html builds no tree, so the element stack is kept here: every element that can
-//! have content is pushed, and its end-tag handler pops the stack down to it (an end tag
-//! that closes several elements runs the handlers of all of them). Elements a browser
+//! The pass builds no tree, so the element stack is kept here: every element that can
+//! have content is pushed, and its end pops the stack down to it (an end tag that closes
+//! several elements ends all of them). Elements a browser
 //! closes implicitly (`<li>` before `<li>`, `<td>` before `<td>`, `<p>` before a block)
 //! are popped when the next one opens, so that the items of a list stay siblings.
 //!
@@ -17,7 +17,7 @@
 //! own text lands. Passes that do not ask for text pay nothing for it.
 //!
 //! Beside this file: the visible text ([`text`]) and the roles of links ([`role`]). Uses
-//! `lol_html`'s element and text types, [`super::links`] (what breaks words),
+//! [`super::markup`]'s tags and text, [`super::links`] (what breaks words),
 //! [`super::hiding`] (what hides) and [`super::facts`].
 
 mod role;
@@ -25,7 +25,7 @@ mod text;
 
 use std::ops::Range;
 
-use lol_html::html_content::{Element, TextChunk, TextType};
+use super::markup::{Tag as StartTag, Text as Piece, TextKind};
 
 use super::facts::Facts;
 use super::hiding::{hides_text, Attrs};
@@ -348,7 +348,7 @@ impl Tree {
     /// Handles a start tag (`tag`: its name, lower case). Returns the element's id when
     /// it has an end tag (then [`Tree::close`] must run at that end tag), whether that end
     /// tag separates words, and the index of the anchor it opened, if it is a link.
-    pub(super) fn on_element(&mut self, el: &Element<'_, '_>, tag: &str, attrs: &Attrs) -> Opened {
+    pub(super) fn on_element(&mut self, el: &StartTag<'_>, tag: &str, attrs: &Attrs) -> Opened {
         match tag {
             "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
             "dt" | "dd" => self.close_implicit(&["dt", "dd"], &["dl"]),
@@ -362,7 +362,7 @@ impl Tree {
             _ => {}
         }
         let parent = self.stack.last();
-        let landmark = attrs.role.as_deref().is_some_and(|role| {
+        let landmark = attrs.role.is_some_and(|role| {
             matches!(
                 role,
                 "navigation" | "banner" | "contentinfo" | "complementary"
@@ -385,10 +385,10 @@ impl Tree {
         if breaks {
             self.split();
         }
-        let sig = signature(tag, attrs.class.as_deref());
+        let sig = signature(tag, attrs.class);
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
-        if self.main.is_none() && (tag == "main" || attrs.role.as_deref() == Some("main")) {
+        if self.main.is_none() && (tag == "main" || attrs.role == Some("main")) {
             self.main = Some(id);
         }
         self.blocks.open(id);
@@ -400,7 +400,7 @@ impl Tree {
                 *m += 1;
             }
         }
-        let can_close = el.can_have_content();
+        let can_close = el.content;
         self.stack.push(Frame {
             id,
             tag: Tag::new(tag),
@@ -410,7 +410,7 @@ impl Tree {
             hidden,
         });
         let mut anchor = None;
-        if matches!(tag, "a" | "area") && el.has_attribute("href") {
+        if matches!(tag, "a" | "area") && el.has_attr("href") {
             let path: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
             let role = self
                 .stack
@@ -463,23 +463,23 @@ impl Tree {
     }
 
     /// Any text chunk of the document.
-    pub(super) fn on_chunk(&mut self, chunk: &TextChunk<'_>) {
+    pub(super) fn on_chunk(&mut self, chunk: &Piece<'_>) {
         self.on_text(chunk);
         self.on_any_text(chunk);
         self.on_doc_text(chunk);
         if let Some(f) = &mut self.facts {
-            if chunk.text_type() == TextType::Data {
-                f.chunk(chunk.as_str(), chunk.last_in_text_node());
+            if chunk.kind == TextKind::Data {
+                f.chunk(chunk.s, chunk.last);
             }
         }
     }
 
-    fn on_text(&mut self, t: &TextChunk<'_>) {
-        if t.text_type() != TextType::Data {
+    fn on_text(&mut self, t: &Piece<'_>) {
+        if t.kind != TextKind::Data {
             return;
         }
         if let Some((_, i)) = self.open {
-            if !t.as_str().trim().is_empty() {
+            if !t.s.trim().is_empty() {
                 self.anchors[i].ctx.has_text = true;
             }
         }
@@ -487,8 +487,8 @@ impl Tree {
 
     /// Any text chunk: letters and digits outside links count for the element they
     /// stand in ([`Blocks`]).
-    fn on_any_text(&mut self, chunk: &TextChunk<'_>) {
-        if self.open.is_some() || chunk.text_type() != TextType::Data {
+    fn on_any_text(&mut self, chunk: &Piece<'_>) {
+        if self.open.is_some() || chunk.kind != TextKind::Data {
             return;
         }
         let Some(top) = self.stack.last() else { return };
@@ -498,11 +498,7 @@ impl Tree {
         ) {
             return;
         }
-        let n = chunk
-            .as_str()
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .count() as u32;
+        let n = chunk.s.chars().filter(|c| c.is_alphanumeric()).count() as u32;
         if n > 0 {
             if let Some(t) = self.blocks.text.get_mut(top.id as usize) {
                 *t = t.saturating_add(n);

@@ -2,11 +2,12 @@
 //! collapsed, blocks apart, capped at [`MAX_TEXT_BYTES`], with the text outside chrome
 //! regions beside it and the range each link's own text takes.
 //!
-//! Uses [`super`]'s tree and `lol_html`'s text type, [`crate::extract::entities`].
+//! Uses [`super`]'s tree, [`crate::extract::markup`]'s text and
+//! [`crate::extract::entities`].
 
 use std::ops::Range;
 
-use lol_html::html_content::{TextChunk, TextType};
+use crate::extract::markup::{Text as Piece, TextKind};
 
 use super::{Tree, MAX_TEXT_BYTES};
 use crate::extract::entities;
@@ -123,11 +124,11 @@ impl Text {
 
 impl Tree {
     /// Any text chunk of the document, when the text is collected.
-    pub(super) fn on_doc_text(&mut self, chunk: &TextChunk<'_>) {
+    pub(super) fn on_doc_text(&mut self, chunk: &Piece<'_>) {
         let Some(t) = &mut self.text else {
             return;
         };
-        if !matches!(chunk.text_type(), TextType::Data | TextType::RCData)
+        if !matches!(chunk.kind, TextKind::Data | TextKind::RcData)
             || (t.all.full && t.content.full)
         {
             return;
@@ -141,7 +142,7 @@ impl Tree {
             Some((_, i)) => self.anchors[i].range.as_mut(),
             None => None,
         };
-        let s = chunk.as_str();
+        let s = chunk.s;
         if t.node.is_empty() && !s.contains('&') {
             t.push(s, chrome, range);
             return;
@@ -149,7 +150,7 @@ impl Tree {
         if t.node.len() < 2 * MAX_TEXT_BYTES {
             t.node.push_str(s);
         }
-        if chunk.last_in_text_node() {
+        if chunk.last {
             let mut decoded = String::with_capacity(t.node.len());
             entities::decode_into(&t.node, &mut decoded, false);
             t.node.clear();

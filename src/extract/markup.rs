@@ -1,0 +1,263 @@
+//! What the collectors of the pass ([`super::page`]) see of a page: start tags
+//! ([`Tag`]) and text ([`Text`]), borrowed from the page's text, with the attribute
+//! syntax of HTML's tokenizer ([`scan_attrs`]). Both drivers of the pass (the page's own
+//! scanner, [`super::scan`], and lol_html when a user's CSS selector needs matching)
+//! hand the collectors these, so the collectors are written once.
+//!
+//! Uses nothing outside this module.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// HTML's whitespace in markup (form feed included; a carriage return counts, as the
+/// input stream would have made it a line feed).
+pub(super) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r' | b'\x0C')
+}
+
+/// Where one attribute's name and value stand in a tag's source (byte offsets into the
+/// tag, `<` at 0). A value-less attribute has an empty value range.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct AttrSpan {
+    name: (u32, u32),
+    value: (u32, u32),
+}
+
+/// What [`scan_attrs`] found after a tag's name.
+pub(super) struct TagEnd {
+    /// The index of the `>` that ends the tag (into the bytes given), `None` when the
+    /// text ends inside the tag.
+    pub(super) gt: Option<usize>,
+    /// The tag ends in `/>`.
+    pub(super) self_closing: bool,
+}
+
+/// Reads the attributes of a tag from `b[from..]` (just after the tag's name) by the
+/// rules of HTML's tokenizer: names run to whitespace, `/`, `>` or `=` (a name may start
+/// with `=`); values are double-quoted, single-quoted (both may hold `>`) or unquoted
+/// (to whitespace or `>`); a `/` counts as self-closing only right before the `>`.
+/// Pushes each attribute to `out` (offsets relative to `base`, the tag's start) and
+/// returns where the tag ends.
+pub(super) fn scan_attrs(b: &[u8], from: usize, base: usize, out: &mut Vec<AttrSpan>) -> TagEnd {
+    let n = b.len();
+    let rel = |i: usize| u32::try_from(i - base).unwrap_or(u32::MAX);
+    let mut i = from;
+    loop {
+        // Before an attribute's name.
+        while i < n && is_space(b[i]) {
+            i += 1;
+        }
+        if i >= n {
+            return TagEnd {
+                gt: None,
+                self_closing: false,
+            };
+        }
+        match b[i] {
+            b'>' => {
+                return TagEnd {
+                    gt: Some(i),
+                    self_closing: false,
+                }
+            }
+            b'/' => {
+                if b.get(i + 1) == Some(&b'>') {
+                    return TagEnd {
+                        gt: Some(i + 1),
+                        self_closing: true,
+                    };
+                }
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let name_start = i;
+        i += 1;
+        while i < n && !is_space(b[i]) && !matches!(b[i], b'/' | b'>' | b'=') {
+            i += 1;
+        }
+        let name = (rel(name_start), rel(i));
+        while i < n && is_space(b[i]) {
+            i += 1;
+        }
+        let mut value = (rel(i), rel(i));
+        if i < n && b[i] == b'=' {
+            i += 1;
+            while i < n && is_space(b[i]) {
+                i += 1;
+            }
+            match b.get(i) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let start = i + 1;
+                    let end = memchr::memchr(q, &b[start..]).map_or(n, |k| start + k);
+                    value = (rel(start), rel(end));
+                    i = (end + 1).min(n);
+                }
+                Some(b'>') | None => {}
+                Some(_) => {
+                    let start = i;
+                    while i < n && !is_space(b[i]) && b[i] != b'>' {
+                        i += 1;
+                    }
+                    value = (rel(start), rel(i));
+                }
+            }
+        }
+        out.push(AttrSpan { name, value });
+    }
+}
+
+/// A start tag as the collectors see it.
+#[derive(Debug)]
+pub(crate) struct Tag<'h> {
+    /// The element's name, ASCII lower case.
+    pub(crate) name: Cow<'h, str>,
+    /// Where the tag stands in the page's text (`<` to `>` inclusive).
+    pub(crate) span: Range<usize>,
+    /// The element has content and an end tag of its own (it is neither void nor a
+    /// self-closing foreign element).
+    pub(crate) content: bool,
+    /// The element is in HTML's namespace (not inside `<svg>` or `<math>`).
+    pub(crate) html_ns: bool,
+    /// The tag's source.
+    src: &'h str,
+    attrs: &'h [AttrSpan],
+}
+
+impl<'h> Tag<'h> {
+    /// A tag whose source is `src` (standing at `span` in the page) with the attributes
+    /// `attrs` found in it.
+    pub(super) fn new(
+        name: Cow<'h, str>,
+        src: &'h str,
+        span: Range<usize>,
+        attrs: &'h [AttrSpan],
+        content: bool,
+        html_ns: bool,
+    ) -> Self {
+        Self {
+            name,
+            span,
+            content,
+            html_ns,
+            src,
+            attrs,
+        }
+    }
+
+    fn part(&self, (start, end): (u32, u32)) -> &'h str {
+        self.src
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The attributes in source order: name as written, value as written (character
+    /// references not decoded).
+    pub(crate) fn attrs(&self) -> impl Iterator<Item = (&'h str, &'h str)> + '_ {
+        self.attrs
+            .iter()
+            .map(|a| (self.part(a.name), self.part(a.value)))
+    }
+
+    /// The value of the first attribute named `name` (in any ASCII case), as written.
+    pub(crate) fn attr(&self, name: &str) -> Option<&'h str> {
+        self.attrs()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v)
+    }
+
+    /// Has the tag an attribute named `name` (in any ASCII case)?
+    pub(crate) fn has_attr(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+}
+
+/// How the tokenizer reads a run of text: which elements it stands in decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextKind {
+    /// Ordinary text; character references count.
+    Data,
+    /// In `<title>` or `<textarea>`: no tags, character references count.
+    RcData,
+    /// In `<style>`, `<iframe>`, `<xmp>`, `<noembed>`, `<noframes>`, `<noscript>`.
+    RawText,
+    /// In `<script>`.
+    ScriptData,
+    /// After `<plaintext>`.
+    PlainText,
+    /// A `<![CDATA[ ]]>` section in SVG or MathML.
+    CData,
+}
+
+/// A piece of a text node. A node may come in several pieces, cut anywhere (even in a
+/// character reference); `last` marks its end.
+#[derive(Debug)]
+pub(crate) struct Text<'h> {
+    pub(crate) s: &'h str,
+    pub(crate) kind: TextKind,
+    pub(crate) last: bool,
+    /// Where the piece stands in the page's text.
+    pub(crate) span: Range<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs_of(tag: &str) -> (Vec<(String, String)>, Option<usize>, bool) {
+        let mut out = Vec::new();
+        let name_end = tag
+            .bytes()
+            .position(|b| is_space(b) || b == b'>' || b == b'/')
+            .unwrap_or(tag.len());
+        let end = scan_attrs(tag.as_bytes(), name_end, 0, &mut out);
+        let t = Tag::new(Cow::Borrowed("x"), tag, 0..tag.len(), &out, true, true);
+        let list = t
+            .attrs()
+            .map(|(n, v)| (n.to_owned(), v.to_owned()))
+            .collect();
+        (list, end.gt, end.self_closing)
+    }
+
+    #[test]
+    fn attributes_by_the_tokenizer_rules() {
+        let (a, gt, sc) = attrs_of(r#"<a href="/x>y" data-a='1' b=2 c d = "4">"#);
+        let pairs: Vec<(&str, &str)> = a.iter().map(|(n, v)| (&**n, &**v)).collect();
+        assert_eq!(
+            pairs,
+            [
+                ("href", "/x>y"),
+                ("data-a", "1"),
+                ("b", "2"),
+                ("c", ""),
+                ("d", "4")
+            ]
+        );
+        assert_eq!(gt, Some(39));
+        assert!(!sc);
+        // An unquoted value takes the slash; a slash right before `>` closes.
+        let (a, _, sc) = attrs_of("<a href=/x/>");
+        assert_eq!(a[0].1, "/x/");
+        assert!(!sc);
+        let (a, _, sc) = attrs_of("<br class=x />");
+        assert_eq!(a[0].1, "x");
+        assert!(sc);
+        // A name may start with `=`; quotes run to their match or the end.
+        let (a, gt, _) = attrs_of("<p =x title=\"open");
+        assert_eq!(a[0].0, "=x");
+        assert_eq!(a[1].1, "open");
+        assert_eq!(gt, None);
+    }
+
+    #[test]
+    fn the_first_attribute_of_a_name_counts_in_any_case() {
+        let mut out = Vec::new();
+        let src = "<a HREF=one href=two>";
+        scan_attrs(src.as_bytes(), 2, 0, &mut out);
+        let t = Tag::new(Cow::Borrowed("a"), src, 0..src.len(), &out, true, true);
+        assert_eq!(t.attr("href"), Some("one"));
+        assert!(t.has_attr("Href"));
+        assert!(!t.has_attr("alt"));
+    }
+}
