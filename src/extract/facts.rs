@@ -187,7 +187,33 @@ impl Facts {
         }
     }
 
+    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time.
     fn push(&mut self, s: &str) {
+        for (i, word) in s.split(char::is_whitespace).enumerate() {
+            if i > 0 {
+                self.gap = true;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            let fits = self.text.len() + 1 + word.len() + 5 <= MAX_TEXT;
+            if !fits || word.contains('\0') {
+                // Near the cap, or with NULs: a character at a time.
+                if !self.push_chars(word) {
+                    return;
+                }
+                continue;
+            }
+            if self.gap && !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.gap = false;
+            self.text.push_str(word);
+        }
+    }
+
+    /// [`Facts::push`] a character at a time; `false` once the text is full.
+    fn push_chars(&mut self, s: &str) -> bool {
         for c in s.chars() {
             if c == '\0' {
                 continue;
@@ -197,7 +223,7 @@ impl Facts {
                 continue;
             }
             if self.text.len() + 5 > MAX_TEXT {
-                return;
+                return false;
             }
             if self.gap && !self.text.is_empty() {
                 self.text.push(' ');
@@ -205,6 +231,7 @@ impl Facts {
             self.gap = false;
             self.text.push(c);
         }
+        true
     }
 
     /// The visible text of element `id` (empty for `None`), for tracing.
@@ -242,4 +269,39 @@ fn background_image(style: &str) -> Option<String> {
         .trim_matches(['"', '\''])
         .trim();
     (!url.is_empty()).then(|| url.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word at a time gives what a character at a time gives: whitespace of any kind
+    /// collapsed to one space, NULs dropped, a gap carried over from one piece to the
+    /// next, and the text cut at the cap.
+    #[test]
+    fn pushing_words_is_pushing_characters() {
+        let pieces: &[&[&str]] = &[
+            &["  Hello,\tworld \n", "again", " and\u{3000}again\u{a0}"],
+            &["a\0b \0 c", "\0", " d"],
+            &["no-space", "joined", "  "],
+            &["\u{4e2d}\u{6587} \u{65b0}\u{95fb}", "\r\n", "x"],
+            &["", " ", ""],
+        ];
+        for list in pieces {
+            let (mut by_word, mut by_char) = (Facts::default(), Facts::default());
+            for p in *list {
+                by_word.push(p);
+                by_char.push_chars(p);
+            }
+            assert_eq!(by_word.text, by_char.text, "{list:?}");
+            assert_eq!(by_word.gap, by_char.gap, "{list:?}");
+        }
+        // At the cap, both stop at the same character.
+        let long = "word ".repeat(MAX_TEXT / 5 + 10);
+        let (mut by_word, mut by_char) = (Facts::default(), Facts::default());
+        by_word.push(&long);
+        by_char.push_chars(&long);
+        assert_eq!(by_word.text.len(), by_char.text.len());
+        assert!(by_word.text.len() <= MAX_TEXT && by_word.text.len() > MAX_TEXT - 10);
+    }
 }
