@@ -267,12 +267,18 @@ pub async fn run(
         started,
     };
     let mut crawl = if crate::crawl::is_deep(watch) {
-        Some(crate::crawl::Crawl::load(
-            store,
-            settings.deep,
-            settings.tracking,
-            watch,
-        )?)
+        // A deep watch's crawl state (its site's pages, frontier and template sample) is
+        // decoded on the CPU pool: at hundreds of KB it is no work for an async worker.
+        let (store, deep, tracking, watch) = (
+            store.clone(),
+            settings.deep.clone(),
+            settings.tracking.clone(),
+            watch.clone(),
+        );
+        Some(
+            crate::cpu::run(move || crate::crawl::Crawl::load(&store, &deep, &tracking, &watch))
+                .await?,
+        )
     } else {
         None
     };
