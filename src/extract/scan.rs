@@ -446,9 +446,9 @@ impl<'h, S: Sink> Scanner<'h, '_, S> {
                     self.text(at, data, true);
                     self.end_tag(at)?.map(|next| (next, data))
                 }
-                // `</>` is nothing at all.
+                // `</>` is no tag, but ends the text node as lol_html has it.
                 Some(b'>') => {
-                    self.text(at, data, false);
+                    self.text(at, data, true);
                     skip_to(self, at + 3)
                 }
                 None => Some((end, data)),
