@@ -187,28 +187,54 @@ impl Facts {
         }
     }
 
-    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time.
+    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time; ASCII is
+    /// read a byte at a time, other characters decoded only to ask whether they are
+    /// whitespace.
     fn push(&mut self, s: &str) {
-        for (i, word) in s.split(char::is_whitespace).enumerate() {
-            if i > 0 {
-                self.gap = true;
+        let bytes = s.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            // Where the word at `at` ends: at whitespace, a NUL or the end.
+            let mut end = at;
+            let mut space = 0;
+            while end < bytes.len() {
+                let c = bytes[end];
+                if c < 0x80 {
+                    if c == 0 || c.is_ascii_whitespace() || c == 0x0B {
+                        space = usize::from(c != 0);
+                        break;
+                    }
+                    end += 1;
+                } else {
+                    let ch = s[end..].chars().next().unwrap_or(' ');
+                    if ch.is_whitespace() {
+                        space = ch.len_utf8();
+                        break;
+                    }
+                    end += ch.len_utf8();
+                }
             }
-            if word.is_empty() {
-                continue;
-            }
-            let fits = self.text.len() + 1 + word.len() + 5 <= MAX_TEXT;
-            if !fits || word.contains('\0') {
-                // Near the cap, or with NULs: a character at a time.
-                if !self.push_chars(word) {
+            if end > at {
+                let word = &s[at..end];
+                if self.text.len() + 1 + word.len() + 5 <= MAX_TEXT {
+                    if self.gap && !self.text.is_empty() {
+                        self.text.push(' ');
+                    }
+                    self.gap = false;
+                    self.text.push_str(word);
+                } else if !self.push_chars(word) {
+                    // Near the cap, a character at a time: full.
                     return;
                 }
-                continue;
             }
-            if self.gap && !self.text.is_empty() {
-                self.text.push(' ');
+            if end < bytes.len() {
+                // Whitespace, or a NUL (dropped without a gap).
+                if space > 0 {
+                    self.gap = true;
+                }
+                end += space.max(1);
             }
-            self.gap = false;
-            self.text.push_str(word);
+            at = end;
         }
     }
 
@@ -295,6 +321,40 @@ mod tests {
             }
             assert_eq!(by_word.text, by_char.text, "{list:?}");
             assert_eq!(by_word.gap, by_char.gap, "{list:?}");
+        }
+        // Random strings of letters, CJK, NULs and whitespace of every kind.
+        let alphabet = [
+            'a',
+            'Z',
+            '1',
+            '\0',
+            ' ',
+            '\t',
+            '\n',
+            '\r',
+            '\x0B',
+            '\x0C',
+            '\u{a0}',
+            '\u{3000}',
+            '\u{2028}',
+            '\u{4e2d}',
+            '\u{e9}',
+            '\u{1F600}',
+            '.',
+            '&',
+        ];
+        let mut rng = fastrand::Rng::with_seed(3);
+        for _ in 0..2000 {
+            let (mut by_word, mut by_char) = (Facts::default(), Facts::default());
+            for _ in 0..rng.usize(1..4) {
+                let p: String = (0..rng.usize(0..12))
+                    .map(|_| alphabet[rng.usize(..alphabet.len())])
+                    .collect();
+                by_word.push(&p);
+                by_char.push_chars(&p);
+                assert_eq!(by_word.text, by_char.text, "{p:?}");
+                assert_eq!(by_word.gap, by_char.gap, "{p:?}");
+            }
         }
         // At the cap, both stop at the same character.
         let long = "word ".repeat(MAX_TEXT / 5 + 10);
