@@ -12,7 +12,7 @@
 //!   (innermost first); an element never closed ends with the document.
 //! * Text chunks may split a text node anywhere; `last_in_text_node` marks its end.
 //!
-//! Uses lol_html, [`super::page`], [`super::markup`].
+//! Uses lol_html, [`super::markup`].
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -23,9 +23,10 @@ use lol_html::{
     DocumentContentHandlers, ElementContentHandlers, HandlerResult, HtmlRewriter, Settings,
 };
 
-use super::markup::{is_space, scan_attrs, AttrSpan, Tag, Text, TextKind};
-use super::page::{too_complex, too_slow, End, Gather, Pass, MAX_PARSER_MEMORY, TIME_BUDGET};
-use super::scan::Sink;
+use super::markup::{
+    is_space, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text, TextKind,
+    MAX_PARSER_MEMORY, TIME_BUDGET,
+};
 use super::{ExtractError, Selector};
 
 /// The input is handed to lol_html in slices of this size, between which the time
@@ -34,38 +35,47 @@ const SLICE_BYTES: usize = 16 * 1024;
 
 const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
-/// The pass and the ends lol_html reported since its last event. lol_html wants an end
-/// tag's handler to own what it touches, and the pass borrows the page: the handlers
+/// What a sink does with the elements a user's selector matches.
+pub(super) trait Selecting {
+    /// An element the selector matched. Returns whether it counts as open until its end
+    /// (then [`Selecting::selected_end`] must run there).
+    fn selected(&mut self, tag: &Tag<'_>) -> bool;
+    /// The end of an element the selector matched.
+    fn selected_end(&mut self);
+}
+
+/// The sink and the ends lol_html reported since its last event. lol_html wants an end
+/// tag's handler to own what it touches, and the sink may borrow the page: the handlers
 /// queue the ends (in the order they run), and the next event (or the end of the run)
-/// hands them to the pass first.
-struct Driver<'h> {
-    pass: Pass<'h>,
-    ends: Rc<RefCell<Vec<Ended>>>,
+/// hands them to the sink first.
+struct Driver<S: Sink> {
+    sink: S,
+    ends: Rc<RefCell<Vec<Ended<S::End>>>>,
 }
 
 /// An end lol_html reported.
 #[derive(Clone, Copy)]
-enum Ended {
-    /// Of an element the collectors asked about.
-    Element(End),
+enum Ended<E> {
+    /// Of an element the sink asked about.
+    Element(E),
     /// Of an element the user's selector matched.
     Selected,
 }
 
-impl Driver<'_> {
-    /// Hands the queued ends to the pass.
+impl<S: Sink + Selecting> Driver<S> {
+    /// Hands the queued ends to the sink.
     fn catch_up(&mut self) {
         let ends = std::mem::take(&mut *self.ends.borrow_mut());
         for e in ends {
             match e {
-                Ended::Element(end) => self.pass.end(end),
-                Ended::Selected => self.pass.links.on_selected_end(),
+                Ended::Element(end) => self.sink.end(end),
+                Ended::Selected => self.sink.selected_end(),
             }
         }
     }
 }
 
-type Shared<'h> = Rc<RefCell<Driver<'h>>>;
+type Shared<S> = Rc<RefCell<Driver<S>>>;
 
 /// The element's name in lower case, as `Element::tag_name` gives it, borrowed from the
 /// start tag in `html` (the text the pass runs over) when it is written in lower case
@@ -129,12 +139,16 @@ fn text_of<'c>(chunk: &'c TextChunk<'_>) -> Text<'c> {
 
 /// The handler of every start tag.
 #[allow(clippy::unnecessary_wraps)] // the signature of an element handler
-fn on_element(st: &Shared<'_>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult {
+fn on_element<S>(st: &Shared<S>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult
+where
+    S: Sink + Selecting,
+    S::End: 'static,
+{
     let mut attrs = Vec::new();
     let tag = tag_of(el, html, &mut attrs);
     let mut d = st.borrow_mut();
     d.catch_up();
-    let end = d.pass.start(&tag);
+    let end = d.sink.start(&tag);
     if let (Some(end), Some(handlers)) = (end, el.end_tag_handlers()) {
         let ends = Rc::clone(&d.ends);
         handlers.push(Box::new(move |_| {
@@ -146,12 +160,16 @@ fn on_element(st: &Shared<'_>, el: &mut Element<'_, '_>, html: &str) -> HandlerR
 }
 
 /// The handler of the elements the user's selector matches.
-fn on_selected(st: &Shared<'_>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult {
+fn on_selected<S>(st: &Shared<S>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult
+where
+    S: Sink + Selecting,
+    S::End: 'static,
+{
     let mut attrs = Vec::new();
     let tag = tag_of(el, html, &mut attrs);
     let mut d = st.borrow_mut();
     d.catch_up();
-    if d.pass.links.on_selected(&tag) {
+    if d.sink.selected(&tag) {
         let ends = Rc::clone(&d.ends);
         el.on_end_tag(Box::new(move |_| {
             ends.borrow_mut().push(Ended::Selected);
@@ -161,16 +179,21 @@ fn on_selected(st: &Shared<'_>, el: &mut Element<'_, '_>, html: &str) -> Handler
     Ok(())
 }
 
-/// Runs `pass` over its page with lol_html; with `select`, the links count only inside
-/// what it matches.
-pub(super) fn run<'h>(
-    pass: Pass<'h>,
+/// Runs lol_html over `html`, handing its events to `sink`, and what `select` matches to
+/// it as [`Selecting`]. `text_in_links_only`: text is asked for only inside `<a>` and
+/// `<title>` (the rest is not handed on). Returns the sink.
+pub(super) fn run<S>(
+    sink: S,
+    html: &str,
     select: Option<&Selector>,
-    gather: Gather,
-) -> Result<Pass<'h>, ExtractError> {
-    let html = pass.html;
-    let state: Shared<'h> = Rc::new(RefCell::new(Driver {
-        pass,
+    text_in_links_only: bool,
+) -> Result<S, ExtractError>
+where
+    S: Sink + Selecting + Default,
+    S::End: Copy + 'static,
+{
+    let state: Shared<S> = Rc::new(RefCell::new(Driver {
+        sink,
         ends: Rc::default(),
     }));
     let fixed = fixed();
@@ -197,10 +220,10 @@ pub(super) fn run<'h>(
     let on_text = move |chunk: &mut TextChunk<'_>| {
         let mut d = st.borrow_mut();
         d.catch_up();
-        d.pass.text(&text_of(chunk));
+        d.sink.text(&text_of(chunk));
         Ok(())
     };
-    if gather == Gather::Links {
+    if text_in_links_only {
         // Text matters only inside links and the title: capturing only there spares
         // lol_html the work of producing every text chunk of the page.
         handlers.push((
@@ -234,7 +257,7 @@ pub(super) fn run<'h>(
     rewriter.end().map_err(|e| parse_error(&e))?;
     let mut d = state.borrow_mut();
     d.catch_up();
-    Ok(std::mem::take(&mut d.pass))
+    Ok(std::mem::take(&mut d.sink))
 }
 
 fn parse_error(e: &lol_html::errors::RewritingError) -> ExtractError {

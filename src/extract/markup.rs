@@ -4,10 +4,52 @@
 //! scanner, [`super::scan`], and lol_html when a user's CSS selector needs matching)
 //! hand the collectors these, so the collectors are written once.
 //!
-//! Uses nothing outside this module.
+//! The limits of a pass ([`MAX_PARSER_MEMORY`], [`TIME_BUDGET`]) and the [`Sink`] a
+//! driver hands a page's events to are here too.
+//!
+//! Uses [`super::ExtractError`].
 
 use std::borrow::Cow;
 use std::ops::Range;
+
+use super::ExtractError;
+
+/// How long one pass may take before it gives up (checked as it goes). Real pages take
+/// milliseconds; only hostile markup (say, a million unclosed elements followed by a
+/// million stray end tags, which costs quadratic time) comes near.
+pub(crate) const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// The memory the parser may use for its stack of open elements (and lol_html for a
+/// token cut by the end of a slice of its input).
+pub(crate) const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
+
+/// The error of a page that needs more than [`MAX_PARSER_MEMORY`] to parse.
+pub(super) fn too_complex() -> ExtractError {
+    ExtractError::Html(format!(
+        "the page is too complex: it needs over {} MiB to parse (too many unclosed \
+         elements, or an unclosed tag or comment that long)",
+        MAX_PARSER_MEMORY >> 20
+    ))
+}
+
+/// The error of a page whose pass takes longer than [`TIME_BUDGET`].
+pub(super) fn too_slow() -> ExtractError {
+    ExtractError::Html(format!(
+        "the page is too complex: extraction took over {} s",
+        TIME_BUDGET.as_secs()
+    ))
+}
+
+/// What a driver of the pass hands a page's events to.
+pub(super) trait Sink {
+    /// What an element's end does, kept until the element closes.
+    type End;
+    /// A start tag. Returns what its end is to do (only asked of elements with content).
+    fn start(&mut self, tag: &Tag<'_>) -> Option<Self::End>;
+    /// The end of an element that asked for it.
+    fn end(&mut self, end: Self::End);
+    /// A piece of text.
+    fn text(&mut self, text: &Text<'_>);
+}
 
 /// HTML's whitespace in markup (form feed included; a carriage return counts, as the
 /// input stream would have made it a line feed).

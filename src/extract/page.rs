@@ -25,8 +25,8 @@
 //! * Text may come in pieces cut anywhere (even inside a character reference);
 //!   [`Text::last`] marks the end of a text node.
 //!
-//! Limits: a page that needs over [`MAX_PARSER_MEMORY`] of parser state or more than
-//! [`TIME_BUDGET`] is refused with [`ExtractError::Html`].
+//! Limits: a page that needs over [`super::markup::MAX_PARSER_MEMORY`] of parser state or
+//! more than [`super::markup::TIME_BUDGET`] is refused with [`ExtractError::Html`].
 //!
 //! Uses [`super::scan`], [`super::lol`], [`super::markup`], [`super::links`],
 //! [`super::structure`], [`super::hiding`], [`super::resolve`].
@@ -35,35 +35,10 @@ use url::Url;
 
 use super::hiding::{may_hide, Attrs};
 use super::links::{LinkEnd, LinkState, RawLink};
-use super::markup::{Tag, Text};
-use super::scan::Sink;
+use super::lol::Selecting;
+use super::markup::{Sink, Tag, Text};
 use super::structure::{PageText, Structure, Tree};
 use super::{resolve, ExtractError, ExtractedPage, Selector};
-
-/// How long one pass may take before it gives up (checked as it goes). Real pages take
-/// milliseconds; only hostile markup (say, a million unclosed elements followed by a
-/// million stray end tags, which costs quadratic time) comes near.
-pub(crate) const TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
-/// The memory the parser may use for its stack of open elements (and lol_html for a
-/// token cut by the end of a slice of its input).
-pub(crate) const MAX_PARSER_MEMORY: usize = 8 * 1024 * 1024;
-
-/// The error of a page that needs more than [`MAX_PARSER_MEMORY`] to parse.
-pub(super) fn too_complex() -> ExtractError {
-    ExtractError::Html(format!(
-        "the page is too complex: it needs over {} MiB to parse (too many unclosed \
-         elements, or an unclosed tag or comment that long)",
-        MAX_PARSER_MEMORY >> 20
-    ))
-}
-
-/// The error of a page whose pass takes longer than [`TIME_BUDGET`].
-pub(super) fn too_slow() -> ExtractError {
-    ExtractError::Html(format!(
-        "the page is too complex: extraction took over {} s",
-        TIME_BUDGET.as_secs()
-    ))
-}
 
 /// What a pass gathers besides the links, title and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,12 +69,12 @@ pub struct Parsed {
 /// The collectors of one pass (see the [module documentation](self)).
 #[derive(Default)]
 pub(super) struct Pass<'h> {
-    pub(super) links: LinkState,
+    links: LinkState,
     tree: Option<Tree>,
     /// The page may hide elements by attribute ([`may_hide`]).
     hiding: bool,
     /// The text the pass runs over.
-    pub(super) html: &'h str,
+    html: &'h str,
 }
 
 /// What an element's end tag does to the collectors.
@@ -160,6 +135,16 @@ impl Sink for Pass<'_> {
     }
 }
 
+impl Selecting for Pass<'_> {
+    fn selected(&mut self, el: &Tag<'_>) -> bool {
+        self.links.on_selected(el)
+    }
+
+    fn selected_end(&mut self) {
+        self.links.on_selected_end();
+    }
+}
+
 /// Runs the one pass over `html` (decoded text), resolving links against `page_url` (or
 /// the page's `<base href>`); with `select`, only the links inside the region it matches
 /// count (the structure and text are the whole page's). See [`super::extract`] for the
@@ -173,7 +158,7 @@ pub fn parse(
 ) -> Result<Parsed, ExtractError> {
     let mut pass = Pass::new(html, select.is_some(), gather);
     match select {
-        Some(sel) => pass = super::lol::run(pass, Some(sel), gather)?,
+        Some(sel) => pass = super::lol::run(pass, html, Some(sel), gather == Gather::Links)?,
         None => super::scan::scan(html, &mut pass)?,
     }
     Ok(finish(pass, page_url))

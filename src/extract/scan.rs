@@ -25,8 +25,10 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use super::markup::{is_space, scan_attrs, AttrSpan, Tag, Text, TextKind};
-use super::page::{too_complex, too_slow, MAX_PARSER_MEMORY, TIME_BUDGET};
+use super::markup::{
+    is_space, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text, TextKind,
+    MAX_PARSER_MEMORY, TIME_BUDGET,
+};
 use super::ExtractError;
 
 /// The most elements open at once: a stack entry stands for about 128 bytes of the
@@ -36,18 +38,6 @@ pub(super) const MAX_OPEN: usize = MAX_PARSER_MEMORY / 128;
 /// Between two looks at the clock, at most this much work (bytes read plus stack
 /// entries compared).
 const WORK_BETWEEN_CLOCK_READS: usize = 64 * 1024;
-
-/// What a scan hands its events to.
-pub(super) trait Sink {
-    /// What an element's end does, kept on the stack until it closes.
-    type End;
-    /// A start tag. Returns what its end is to do (only asked of elements with content).
-    fn start(&mut self, tag: &Tag<'_>) -> Option<Self::End>;
-    /// The end of an element that asked for it.
-    fn end(&mut self, end: Self::End);
-    /// A piece of text.
-    fn text(&mut self, text: &Text<'_>);
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ns {

@@ -20,7 +20,7 @@ fn by_scanner(html: &str, url: &Url, gather: Gather) -> Result<Parsed, String> {
 
 fn by_lol_html(html: &str, url: &Url, gather: Gather) -> Result<Parsed, String> {
     let pass = Pass::new(html, false, gather);
-    let pass = lol::run(pass, None, gather).map_err(|e| e.to_string())?;
+    let pass = lol::run(pass, html, None, gather == Gather::Links).map_err(|e| e.to_string())?;
     Ok(finish(pass, url))
 }
 

@@ -454,7 +454,7 @@ impl Store {
         let config = sled::Config::new().path(path).cache_capacity(*cache_bytes);
         let swapped = rename_in(path)
             .map_err(io_error)
-            .and_then(|()| open_closed(&config).map_err(|e| super::open::open_error(path, e)));
+            .and_then(|()| open_closed(&config).map_err(|e| StoreError::opening(path, e)));
         drop(old);
         drop(slot.take());
         let db = match swapped {
@@ -463,7 +463,7 @@ impl Store {
                 // Whatever step failed, what finish_swap leaves is the store.
                 tracing::error!(error = %e, "store compaction could not swap the copy in");
                 finish_swap(path).map_err(io_error)?;
-                let db = open_closed(&config).map_err(|e| super::open::open_error(path, e))?;
+                let db = open_closed(&config).map_err(|e| StoreError::opening(path, e))?;
                 *slot = Some(db);
                 return Err(e);
             }

@@ -75,6 +75,23 @@ pub enum StoreError {
     HostBusy { host: String, holder: String },
 }
 
+impl StoreError {
+    /// Why sled could not open the store at `path`: another process holds it, or else.
+    pub(super) fn opening(path: &std::path::Path, e: sled::Error) -> Self {
+        match &e {
+            sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+                Self::Locked {
+                    path: path.to_path_buf(),
+                }
+            }
+            _ => Self::Open {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        }
+    }
+}
+
 /// The store; clones share one database, which [`Store::recover`] may reopen.
 #[derive(Clone)]
 pub struct Store {

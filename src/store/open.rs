@@ -53,18 +53,18 @@ impl Store {
         let db = if path.exists() {
             // The store's lock first: while another process holds the store (and may be
             // compacting it), nothing beside it is touched.
-            let db = config.open().map_err(|e| open_error(path, e))?;
+            let db = config.open().map_err(|e| StoreError::opening(path, e))?;
             if compact::interrupted(path) {
                 drop(db);
                 compact::finish_swap(path).map_err(leftovers)?;
-                compact::open_closed(&config).map_err(|e| open_error(path, e))?
+                compact::open_closed(&config).map_err(|e| StoreError::opening(path, e))?
             } else {
                 db
             }
         } else {
             // A compaction stopped between its two renames: its copy goes in.
             compact::finish_swap(path).map_err(leftovers)?;
-            config.open().map_err(|e| open_error(path, e))?
+            config.open().map_err(|e| StoreError::opening(path, e))?
         };
         let db = Self::init(db, path)?;
         let hint = compact::Hint::read(path);
@@ -102,7 +102,7 @@ impl Store {
             .path(path)
             .cache_capacity(*cache_bytes)
             .open()
-            .map_err(|e| open_error(path, e))?;
+            .map_err(|e| StoreError::opening(path, e))?;
         *slot = Some(db);
         self.shared.health.reopened();
         tracing::debug!(path = %path.display(), "store reopened");
@@ -154,19 +154,5 @@ impl Store {
             }
         }
         Ok(db)
-    }
-}
-
-pub(super) fn open_error(path: &Path, e: sled::Error) -> StoreError {
-    match &e {
-        sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
-            StoreError::Locked {
-                path: path.to_path_buf(),
-            }
-        }
-        _ => StoreError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        },
     }
 }
