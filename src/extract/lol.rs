@@ -137,9 +137,15 @@ fn text_of<'c>(chunk: &'c TextChunk<'_>) -> Text<'c> {
     }
 }
 
-/// The handler of every start tag.
+/// The handler of every start tag (`selector`: of the elements the user's selector
+/// matches, whose handler runs first).
 #[allow(clippy::unnecessary_wraps)] // the signature of an element handler
-fn on_element<S>(st: &Shared<S>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult
+fn on_start<S>(
+    st: &Shared<S>,
+    el: &mut Element<'_, '_>,
+    html: &str,
+    selector: bool,
+) -> HandlerResult
 where
     S: Sink + Selecting,
     S::End: 'static,
@@ -148,33 +154,17 @@ where
     let tag = tag_of(el, html, &mut attrs);
     let mut d = st.borrow_mut();
     d.catch_up();
-    let end = d.sink.start(&tag);
+    let end = if selector {
+        d.sink.selected(&tag).then_some(Ended::Selected)
+    } else {
+        d.sink.start(&tag).map(Ended::Element)
+    };
     if let (Some(end), Some(handlers)) = (end, el.end_tag_handlers()) {
         let ends = Rc::clone(&d.ends);
         handlers.push(Box::new(move |_| {
-            ends.borrow_mut().push(Ended::Element(end));
+            ends.borrow_mut().push(end);
             Ok(())
         }));
-    }
-    Ok(())
-}
-
-/// The handler of the elements the user's selector matches.
-fn on_selected<S>(st: &Shared<S>, el: &mut Element<'_, '_>, html: &str) -> HandlerResult
-where
-    S: Sink + Selecting,
-    S::End: 'static,
-{
-    let mut attrs = Vec::new();
-    let tag = tag_of(el, html, &mut attrs);
-    let mut d = st.borrow_mut();
-    d.catch_up();
-    if d.sink.selected(&tag) {
-        let ends = Rc::clone(&d.ends);
-        el.on_end_tag(Box::new(move |_| {
-            ends.borrow_mut().push(Ended::Selected);
-            Ok(())
-        }))?;
     }
     Ok(())
 }
@@ -206,14 +196,14 @@ where
         handlers.push((
             Cow::Borrowed(&sel.parsed),
             ElementContentHandlers::default()
-                .element(move |el: &mut Element<'_, '_>| on_selected(&st, el, html)),
+                .element(move |el: &mut Element<'_, '_>| on_start(&st, el, html, true)),
         ));
     }
     let st = Rc::clone(&state);
     handlers.push((
         Cow::Borrowed(&fixed.any),
         ElementContentHandlers::default()
-            .element(move |el: &mut Element<'_, '_>| on_element(&st, el, html)),
+            .element(move |el: &mut Element<'_, '_>| on_start(&st, el, html, false)),
     ));
     let mut document = Vec::new();
     let st = Rc::clone(&state);
