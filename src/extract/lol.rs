@@ -24,7 +24,7 @@ use lol_html::{
 };
 
 use super::markup::{
-    is_space, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text, TextKind,
+    lower, name_end, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text, TextKind,
     MAX_PARSER_MEMORY, TIME_BUDGET,
 };
 use super::{ExtractError, Selector};
@@ -77,42 +77,22 @@ impl<S: Sink + Selecting> Driver<S> {
 
 type Shared<S> = Rc<RefCell<Driver<S>>>;
 
-/// The element's name in lower case, as `Element::tag_name` gives it, borrowed from the
-/// start tag in `html` (the text the pass runs over) when it is written in lower case
-/// already, which spares an allocation per element.
-fn tag_name<'h>(el: &Element<'_, '_>, html: &'h str) -> Cow<'h, str> {
-    let source = html
-        .get(el.source_location().bytes())
-        .and_then(|t| t.strip_prefix('<'))
-        .map(|t| {
-            let end = t
-                .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
-                .unwrap_or(t.len());
-            &t[..end]
-        });
-    match source {
-        Some(name) if !name.is_empty() && !name.bytes().any(|b| b.is_ascii_uppercase()) => {
-            Cow::Borrowed(name)
-        }
-        _ => Cow::Owned(el.tag_name()),
-    }
-}
-
 /// The start tag `el` as the collectors see it, its attributes read from its source in
 /// `html` into `attrs`.
 fn tag_of<'h>(el: &Element<'_, '_>, html: &'h str, attrs: &'h mut Vec<AttrSpan>) -> Tag<'h> {
     let span = el.source_location().bytes();
     let src = html.get(span.clone()).unwrap_or_default();
     let b = src.as_bytes();
-    let name_end = b
-        .iter()
-        .skip(1)
-        .position(|&c| is_space(c) || c == b'/' || c == b'>')
-        .map_or(b.len(), |k| k + 1);
+    let name_end = name_end(b, 1);
     attrs.clear();
     scan_attrs(b, name_end, 0, attrs);
+    // The name as lol_html gives it, borrowed from the source when it is lower case.
+    let name = match src.get(1..name_end) {
+        Some(n) if !n.is_empty() => lower(n),
+        _ => Cow::Owned(el.tag_name()),
+    };
     Tag::new(
-        tag_name(el, html),
+        name,
         src,
         span,
         attrs,

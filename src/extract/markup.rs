@@ -57,6 +57,24 @@ pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r' | b'\x0C')
 }
 
+/// Where the element name that starts at `b[from]` ends: at whitespace, `/` or `>`.
+pub(super) fn name_end(b: &[u8], from: usize) -> usize {
+    b.get(from..)
+        .unwrap_or_default()
+        .iter()
+        .position(|&c| is_space(c) || c == b'/' || c == b'>')
+        .map_or(b.len(), |k| from + k)
+}
+
+/// `name` in ASCII lower case, borrowed when it is lower case already.
+pub(super) fn lower(name: &str) -> Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
 /// Where one attribute's name and value stand in a tag's source (byte offsets into the
 /// tag, `<` at 0). A value-less attribute has an empty value range.
 #[derive(Debug, Clone, Copy, Default)]

@@ -56,7 +56,7 @@
 //! closes implicitly (`<p hidden>` followed by `<div>`) are, here, closed only by an end
 //! tag of theirs or of an ancestor: the pass does not build a tree.
 //!
-//! Limits: a page that needs over 8 MiB of parser state (about 60,000 elements open at
+//! Limits: a page that needs over 8 MiB of parser state (about 65,000 elements open at
 //! once: unclosed tags pile up) or more than 3 s is refused with
 //! [`ExtractError::Html`] ("the page is too complex"), rather than tying up a worker;
 //! real pages take milliseconds and a few hundred KiB.

@@ -26,8 +26,8 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use super::markup::{
-    is_space, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text, TextKind,
-    MAX_PARSER_MEMORY, TIME_BUDGET,
+    is_space, lower, name_end, scan_attrs, too_complex, too_slow, AttrSpan, Sink, Tag, Text,
+    TextKind, MAX_PARSER_MEMORY, TIME_BUDGET,
 };
 use super::ExtractError;
 
@@ -129,7 +129,8 @@ impl Namespaces {
     }
 
     /// A start tag: updates the namespace and returns how the text after it reads.
-    fn start(&mut self, name: &str, tag: &Tag<'_>, self_closing: bool) -> TextKind {
+    fn start(&mut self, tag: &Tag<'_>, self_closing: bool) -> TextKind {
+        let name = &*tag.name;
         let cur = self.current();
         if name == "svg" {
             self.enter(Ns::Svg);
@@ -202,22 +203,6 @@ impl Namespaces {
 struct Open<'h, E> {
     name: Cow<'h, str>,
     end: Option<E>,
-}
-
-/// The element name that starts at `b[from]`, running to whitespace, `/` or `>`.
-fn name_end(b: &[u8], from: usize) -> usize {
-    b[from..]
-        .iter()
-        .position(|&c| is_space(c) || c == b'/' || c == b'>')
-        .map_or(b.len(), |k| from + k)
-}
-
-fn lower(name: &str) -> Cow<'_, str> {
-    if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(name.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(name)
-    }
 }
 
 /// Does `b[at..]` start with `</name` followed by whitespace, `/` or `>` (any case)?
@@ -356,24 +341,20 @@ impl<'h, S: Sink> Scanner<'h, '_, S> {
         self.text(at, TextKind::Data, true);
         let name = lower(self.html.get(at + 1..ne).unwrap_or_default());
         let src = self.html.get(at..=gt).unwrap_or_default();
-        let probe = Tag::new(
-            Cow::Borrowed(""),
-            src,
-            at..gt + 1,
-            &self.attrs,
-            false,
-            false,
-        );
-        let kind = self.ns.start(&name, &probe, end.self_closing);
-        let html_ns = self.ns.current() == Ns::Html;
-        let content = if html_ns {
-            !VOID.contains(&&*name)
+        // Its namespace and whether it has content follow from the tag itself.
+        let mut tag = Tag::new(name.clone(), src, at..gt + 1, &self.attrs, false, false);
+        let kind = self.ns.start(&tag, end.self_closing);
+        tag.html_ns = self.ns.current() == Ns::Html;
+        tag.content = if tag.html_ns {
+            !VOID.contains(&&*tag.name)
         } else {
             !end.self_closing
         };
-        let tag = Tag::new(name.clone(), src, at..gt + 1, &self.attrs, content, html_ns);
+        if kind != TextKind::Data {
+            self.raw_of = name.clone();
+        }
         let on_end = self.sink.start(&tag);
-        if content {
+        if tag.content {
             if self.open.len() >= MAX_OPEN {
                 return Err(too_complex());
             }
@@ -425,10 +406,6 @@ impl<'h, S: Sink> Scanner<'h, '_, S> {
                     self.text(at, data, true);
                     return Ok(None);
                 };
-                if kind != data {
-                    let name_at = at + 1..name_end(bytes, at + 1);
-                    self.raw_of = lower(self.html.get(name_at).unwrap_or_default());
-                }
                 Some((next, kind))
             }
             Some(b'/') => match bytes.get(at + 2) {
