@@ -98,11 +98,11 @@ impl Store {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         drop(slot.take());
-        let db = sled::Config::new()
+        let config = sled::Config::new()
             .path(path)
             .cache_capacity(*cache_bytes)
-            .open()
-            .map_err(|e| StoreError::opening(path, e))?;
+            .flush_every_ms(Some(500));
+        let db = compact::open_closed(&config).map_err(|e| StoreError::opening(path, e))?;
         *slot = Some(db);
         self.shared.health.reopened();
         tracing::debug!(path = %path.display(), "store reopened");

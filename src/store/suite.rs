@@ -492,13 +492,18 @@ both!(render_modes_of_plain_and_rendered_watches, |s: &Store| {
 /// Opens the store at `dir` once the last handle to it is gone: sled's own threads may
 /// hold a dropped database's file lock for a moment.
 pub(crate) fn open_when_free(dir: &std::path::Path) -> Store {
+    open_result_when_free(dir).expect("open")
+}
+
+/// [`open_when_free`], for a test of what the open answers.
+pub(crate) fn open_result_when_free(dir: &std::path::Path) -> Result<Store, StoreError> {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         match Store::open(dir, 1 << 20) {
             Err(StoreError::Locked { .. }) if std::time::Instant::now() < until => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            other => return other.expect("open"),
+            other => return other,
         }
     }
 }

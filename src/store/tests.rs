@@ -171,7 +171,7 @@ fn data_survives_reopen_and_newer_schema_is_refused() {
         s.insert_watch(&w, &state(10)).expect("insert");
     }
     {
-        let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+        let s = super::suite::open_when_free(dir.path());
         assert_eq!(s.watches().expect("list"), vec![w.clone()]);
         s.db()
             .expect("db")
@@ -179,7 +179,7 @@ fn data_survives_reopen_and_newer_schema_is_refused() {
             .expect("poke");
         s.flush().expect("flush");
     }
-    match Store::open(dir.path(), 1 << 20) {
+    match super::suite::open_result_when_free(dir.path()) {
         Err(StoreError::NewerSchema { found, .. }) => assert_eq!(found, SCHEMA_VERSION + 1),
         other => panic!("expected NewerSchema, got {other:?}"),
     }
@@ -250,7 +250,7 @@ fn a_store_reopened_with_a_smaller_window_drops_older_items_and_chunks_on_the_ne
         assert_eq!(s.items(&w.id, usize::MAX).expect("items").len(), 1000);
         assert!(count(&s, keys::ITEM_CHUNK, &w) >= 8, "packed");
     }
-    let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+    let s = super::suite::open_when_free(dir.path());
     assert_eq!(s.items_kept(), crate::model::DEFAULT_ITEMS_KEPT);
     commit(&s, Vec::new());
     let items = s.items(&w.id, usize::MAX).expect("items");
@@ -500,7 +500,7 @@ fn a_schema_1_store_opens_migrated_with_its_data() {
     assert_eq!(s.links(&ok.id).expect("links"), new_links);
     assert!(s.is_seen(&ok.id, "http://a.example/old").expect("seen"));
     drop(s);
-    let s = Store::open(dir.path(), 1 << 20).expect("reopen");
+    let s = super::suite::open_when_free(dir.path());
     assert_eq!(s.links(&ok.id).expect("links"), new_links);
 }
 
