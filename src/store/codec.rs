@@ -4,7 +4,8 @@
 //! (its plain length, then the deflated bytes of version 2 without the version byte);
 //! `3` is a link array as a delta against the one before it: copies of runs of the old
 //! array and the new links in between. The link array is the largest value; a check that
-//! changes a page writes a delta, not the array.
+//! changes a page writes a delta, not the array. `5` is a deep watch's crawl state in
+//! binary (`crawl_codec.rs`), with the LEB128 numbers and strings defined here.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -216,7 +217,12 @@ fn payload(bytes: &[u8]) -> Option<Cow<'_, [u8]>> {
     }
 }
 
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
+pub(super) fn put_len(out: &mut Vec<u8>, n: usize) {
+    put_var(out, n as u64);
+}
+
+/// `n` in LEB128: seven bits a byte, low bits first.
+pub(super) fn put_var(out: &mut Vec<u8>, mut n: u64) {
     loop {
         let byte = (n & 0x7f) as u8;
         n >>= 7;
@@ -228,17 +234,22 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
     }
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn put_str(out: &mut Vec<u8>, s: &str) {
     put_len(out, s.len());
     out.extend_from_slice(s.as_bytes());
 }
 
-fn get_len(input: &mut &[u8]) -> Option<usize> {
-    let mut n: usize = 0;
+pub(super) fn get_len(input: &mut &[u8]) -> Option<usize> {
+    usize::try_from(get_var(input)?).ok()
+}
+
+/// A LEB128 number; `None` if the bytes end first or it does not fit in 64 bits.
+pub(super) fn get_var(input: &mut &[u8]) -> Option<u64> {
+    let mut n: u64 = 0;
     for shift in (0..64).step_by(7) {
         let (&b, rest) = input.split_first()?;
         *input = rest;
-        n |= usize::from(b & 0x7f).checked_shl(shift)?;
+        n |= u64::from(b & 0x7f).checked_shl(shift)?;
         if b & 0x80 == 0 {
             return Some(n);
         }
@@ -246,7 +257,7 @@ fn get_len(input: &mut &[u8]) -> Option<usize> {
     None
 }
 
-fn get_ref<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
+pub(super) fn get_ref<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
     let len = get_len(input)?;
     if len > input.len() {
         return None;

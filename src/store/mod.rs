@@ -11,6 +11,7 @@
 mod backend;
 mod codec;
 mod compact;
+mod crawl_codec;
 mod edits;
 mod gate;
 mod health;
@@ -299,9 +300,27 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.crawl(id);
         }
-        Ok(self
-            .get(&keys::watch_key(keys::CRAWL, id))?
-            .unwrap_or_default())
+        Ok(self.crawl_value(id)?.unwrap_or_default())
+    }
+
+    /// The stored crawl state of a deep watch on sled: binary, or JSON as written before.
+    fn crawl_value(
+        &self,
+        id: &WatchId,
+    ) -> Result<Option<crate::model::crawl::CrawlState>, StoreError> {
+        let key = keys::watch_key(keys::CRAWL, id);
+        let Some(v) = self.db_read()?.get(&key)? else {
+            return Ok(None);
+        };
+        if v.first() == Some(&crawl_codec::CRAWL_V5) {
+            return crawl_codec::decode(&v)
+                .map(Some)
+                .ok_or_else(|| StoreError::Corrupt {
+                    key: String::from_utf8_lossy(&key).into_owned(),
+                    reason: "malformed crawl state".into(),
+                });
+        }
+        decode(&key, &v).map(Some)
     }
 
     /// The link array of one page of a deep watch's site (empty if never stored).
@@ -427,7 +446,10 @@ impl Store {
             self.bump_feed(&mut batch, id, state)?;
         }
         if let Some(crawl) = &record.crawl {
-            batch.insert(keys::watch_key(keys::CRAWL, id), encode(&crawl.state));
+            batch.insert(
+                keys::watch_key(keys::CRAWL, id),
+                crawl_codec::encode(&crawl.state),
+            );
             for (url, links) in &crawl.pages {
                 batch.insert(keys::page(id, url), codec::encode_links(links));
             }

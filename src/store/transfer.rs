@@ -135,7 +135,7 @@ impl Transfer for Store {
         let db = self.db()?;
         let links = self.links(id)?;
         let links = (!links.is_empty()).then(|| super::codec::encode_links(&links));
-        let crawl = self.get(&keys::watch_key(keys::CRAWL, id))?;
+        let crawl = self.crawl_value(id)?;
         // Kept items are contiguous up to the state's highest sequence number.
         let mut items: Vec<(u64, Item)> = self
             .items(id, usize::MAX)?
@@ -189,7 +189,10 @@ impl Transfer for Store {
             self.put_links(&mut batch, id, &links, None)?;
         }
         if let Some(c) = &d.crawl {
-            batch.insert(keys::watch_key(keys::CRAWL, id), encode(c));
+            batch.insert(
+                keys::watch_key(keys::CRAWL, id),
+                super::crawl_codec::encode(c),
+            );
         }
         for (seq, item) in &d.items {
             batch.insert(keys::item(id, *seq), encode(item));

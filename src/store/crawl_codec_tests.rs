@@ -1,0 +1,268 @@
+use super::*;
+use crate::model::crawl::Sample;
+use proptest::prelude::*;
+
+fn opt_string() -> impl Strategy<Value = Option<String>> {
+    proptest::option::of(".{0,40}")
+}
+
+/// Finite floats and the zeros of both signs (NaN is never equal to itself).
+fn float() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(0.0), Just(-0.0), -1e9f64..1e9f64, Just(f64::MAX)]
+}
+
+fn page() -> impl Strategy<Value = PageState> {
+    (
+        (
+            any::<u8>(),
+            0..5usize,
+            opt_string(),
+            opt_string(),
+            opt_string(),
+        ),
+        (opt_string(), opt_string(), opt_string()),
+        (
+            proptest::option::of((any::<u64>(), any::<u32>())),
+            any::<u32>(),
+        ),
+        (float(), float(), float(), float()),
+        (
+            any::<i64>(),
+            any::<i64>(),
+            any::<u64>(),
+            any::<u32>(),
+            any::<bool>(),
+        ),
+    )
+        .prop_map(
+            |(
+                (level, kind, why, title, raw_fingerprint),
+                (link_fingerprint, etag, last_modified),
+                (signature, links),
+                (relevance, inherited, cash, tunnel),
+                (found, fetched, items, failures, nofollow),
+            )| PageState {
+                level,
+                kind: KINDS[kind],
+                why,
+                title,
+                raw_fingerprint,
+                link_fingerprint,
+                etag,
+                last_modified,
+                signature: signature.map(|(hash, tokens)| Signature { hash, tokens }),
+                links,
+                relevance,
+                inherited,
+                cash,
+                tunnel,
+                found,
+                fetched,
+                items,
+                failures,
+                nofollow,
+            },
+        )
+}
+
+fn candidate() -> impl Strategy<Value = Candidate> {
+    (".{0,40}", any::<u8>(), float(), float(), float(), float()).prop_map(
+        |(url, level, cash, potential, inherited, tunnel)| Candidate {
+            url,
+            level,
+            cash,
+            potential,
+            inherited,
+            tunnel,
+        },
+    )
+}
+
+fn state() -> impl Strategy<Value = CrawlState> {
+    (
+        proptest::collection::btree_map(".{0,30}", page(), 0..12),
+        proptest::collection::vec(candidate(), 0..12),
+        proptest::collection::vec(
+            (
+                any::<u64>(),
+                proptest::collection::vec(any::<(u64, u64)>(), 0..20),
+            ),
+            0..4,
+        ),
+        (opt_string(), float(), any::<u32>()),
+    )
+        .prop_map(
+            |(pages, frontier, sample, (root_url, root_relevance, last_fetched))| CrawlState {
+                pages,
+                frontier,
+                sample: Sample {
+                    pages: sample
+                        .into_iter()
+                        .map(|(page, links)| SampledPage { page, links })
+                        .collect(),
+                },
+                root_url,
+                root_relevance,
+                last_fetched,
+            },
+        )
+}
+
+/// Equal, the signs of zeros included (`==` takes -0.0 for 0.0).
+fn same_bits(a: &CrawlState, b: &CrawlState) -> bool {
+    let page_bits = |p: &PageState| [p.relevance, p.inherited, p.cash, p.tunnel].map(f64::to_bits);
+    let cand_bits = |c: &Candidate| [c.cash, c.potential, c.inherited, c.tunnel].map(f64::to_bits);
+    a == b
+        && a.root_relevance.to_bits() == b.root_relevance.to_bits()
+        && a.pages
+            .values()
+            .map(page_bits)
+            .eq(b.pages.values().map(page_bits))
+        && a.frontier
+            .iter()
+            .map(cand_bits)
+            .eq(b.frontier.iter().map(cand_bits))
+}
+
+proptest! {
+    #[test]
+    fn a_state_reads_back_as_it_was(s in state()) {
+        let back = decode(&encode(&s));
+        prop_assert!(back.as_ref().is_some_and(|b| same_bits(b, &s)), "{back:?}");
+    }
+
+    /// Any state cut short, or with a byte more, is rejected.
+    #[test]
+    fn a_cut_or_longer_state_is_rejected(s in state()) {
+        let enc = encode(&s);
+        for cut in 0..enc.len() {
+            prop_assert!(decode(&enc[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut longer = enc;
+        longer.push(0);
+        prop_assert!(decode(&longer).is_none());
+    }
+
+    #[test]
+    fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let mut v = vec![CRAWL_V5];
+        v.extend_from_slice(&bytes);
+        let _ = decode(&v);
+    }
+}
+
+/// A site of 400 known pages, as a deep watch keeps it: every page fetched, with its
+/// fingerprints, signature and validators.
+fn site(pages: usize) -> CrawlState {
+    let mut s = CrawlState::default();
+    for i in 0..pages {
+        s.pages.insert(
+            format!("https://news.example/2026/11/story-{i}"),
+            PageState {
+                level: 2,
+                kind: if i % 10 == 0 { Kind::List } else { Kind::Leaf },
+                why: None,
+                title: Some(format!("Council backs plan number {i} for the river")),
+                raw_fingerprint: Some(format!("{:032x}", i * 7919)),
+                link_fingerprint: Some(format!("{:032x}", i * 104_729)),
+                etag: Some(format!("\"{i:x}-5f3a\"")),
+                last_modified: None,
+                signature: Some(Signature {
+                    hash: (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                    tokens: 800,
+                }),
+                links: 120,
+                relevance: 0.0,
+                inherited: 0.0,
+                cash: 0.0,
+                tunnel: 0.0,
+                found: 1_795_000_000 + i64::try_from(i).expect("small"),
+                fetched: 1_795_600_000,
+                items: 3,
+                failures: 0,
+                nofollow: false,
+            },
+        );
+    }
+    s.frontier = (0..150)
+        .map(|i| Candidate {
+            url: format!("https://news.example/2026/11/story-{}", 1000 + i),
+            level: 2,
+            cash: 0.0,
+            potential: 0.0,
+            inherited: 0.0,
+            tunnel: 0.0,
+        })
+        .collect();
+    s
+}
+
+/// The binary form of a large site is well under half of its JSON, and reads back.
+#[test]
+fn a_large_site_is_far_smaller_than_its_json() {
+    let s = site(400);
+    let bin = encode(&s);
+    let json = serde_json::to_vec(&s).expect("json");
+    assert!(
+        bin.len() * 2 < json.len(),
+        "{} against {} bytes",
+        bin.len(),
+        json.len()
+    );
+    assert_eq!(decode(&bin), Some(s));
+}
+
+/// A kind byte out of range, an unknown page field or frontier float, and another
+/// version are refused.
+#[test]
+fn unknown_codes_are_refused() {
+    let mut s = site(1);
+    s.frontier.truncate(1);
+    let enc = encode(&s);
+    assert_eq!(decode(&enc).as_ref(), Some(&s));
+    // Version, root (absent), relevance, last fetched, one page, its URL: then the level
+    // and the kind.
+    let url = "https://news.example/2026/11/story-0";
+    let kind_at = 1 + 1 + 8 + 1 + 1 + 1 + url.len() + 1;
+    assert_eq!(enc[kind_at], 0, "a list page");
+    let mut bad = enc.clone();
+    bad[kind_at] = 5;
+    assert_eq!(decode(&bad), None);
+    // The field set follows the kind: a bit beyond the known ones.
+    let mut bad = enc.clone();
+    bad[kind_at + 1] |= 0x80;
+    bad.insert(kind_at + 2, 0x20);
+    assert_eq!(decode(&bad), None);
+    let mut bad = enc;
+    bad[0] = 1;
+    assert_eq!(decode(&bad), None);
+}
+
+/// A store written before the binary form holds JSON: it reads as it was, and the next
+/// write of the state is binary. A damaged binary state is an error, not an empty one.
+#[test]
+fn the_store_reads_json_states_and_writes_binary_ones() {
+    use crate::model::Watch;
+    let store = crate::store::Store::temporary().expect("store");
+    let id = Watch::of_url("http://a.example/", 60).id;
+    let key = crate::store::keys::watch_key(crate::store::keys::CRAWL, &id);
+    let db = store.db().expect("db");
+    let s = site(20);
+    db.insert(&key, crate::store::encode(&s)).expect("insert");
+    assert_eq!(store.crawl(&id).expect("read"), s);
+    // Another watch's state is not this one's.
+    assert_eq!(
+        store
+            .crawl(&Watch::of_url("http://b.example/", 60).id)
+            .expect("read"),
+        CrawlState::default()
+    );
+    let bin = encode(&s);
+    db.insert(&key, bin.clone()).expect("insert");
+    assert_eq!(store.crawl(&id).expect("read"), s);
+    db.insert(&key, &bin[..bin.len() - 1]).expect("insert");
+    assert!(matches!(
+        store.crawl(&id),
+        Err(crate::store::StoreError::Corrupt { .. })
+    ));
+}
