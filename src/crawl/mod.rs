@@ -95,8 +95,9 @@ pub struct Crawl {
     observed: HashSet<String>,
     /// The watch's seen set, read at the first question.
     seen: crate::store::SeenCache,
-    /// Pages per calendar shape, known or queued.
-    calendars: HashMap<String, usize>,
+    /// Pages per calendar shape, known or queued: counted at the check's first calendar
+    /// URL (most checks meet none, and a site's known pages are many URLs to parse).
+    calendars: Option<HashMap<String, usize>>,
     pages_out: Vec<(String, Vec<Link>)>,
     items: Vec<Item>,
     changed: bool,
@@ -171,12 +172,6 @@ impl Crawl {
         } else {
             Order::Breadth
         };
-        let mut calendars: HashMap<String, usize> = HashMap::new();
-        for url in state.pages.keys() {
-            if let Some(shape) = Url::parse(url).ok().as_ref().and_then(trap::calendar_shape) {
-                *calendars.entry(shape).or_default() += 1;
-            }
-        }
         Ok(Self {
             store: store.clone(),
             cfg: cfg.clone(),
@@ -192,7 +187,7 @@ impl Crawl {
             emitted: HashSet::new(),
             observed: HashSet::new(),
             seen: crate::store::SeenCache::default(),
-            calendars,
+            calendars: None,
             pages_out: Vec::new(),
             items: Vec::new(),
             changed: false,
@@ -498,44 +493,6 @@ impl Crawl {
                 read.kept.len()
             ],
         }
-    }
-
-    /// Whether a link is worth a visit: same site, not the watch's page, not known, not
-    /// a trap, and not one calendar page too many.
-    fn followable(&self, url: &str) -> bool {
-        if url == self.watch.url
-            || self.state.root_url.as_deref() == Some(url)
-            || self.state.pages.contains_key(url)
-            || self.frontier.is_done(url)
-        {
-            return false;
-        }
-        let Ok(u) = Url::parse(url) else { return false };
-        if !trap::same_site(&self.root, &u) || trap::check(&u, &self.rules).is_err() {
-            return false;
-        }
-        match trap::calendar_shape(&u) {
-            Some(shape) => {
-                self.calendars.get(&shape).copied().unwrap_or(0) < self.cfg.calendar_pages
-            }
-            None => true,
-        }
-    }
-
-    /// Queues a candidate, counting calendar pages.
-    fn push(&mut self, c: Candidate) {
-        if let Some(shape) = Url::parse(&c.url)
-            .ok()
-            .as_ref()
-            .and_then(trap::calendar_shape)
-        {
-            let n = self.calendars.entry(shape).or_default();
-            if *n >= self.cfg.calendar_pages {
-                return;
-            }
-            *n += 1;
-        }
-        self.frontier.push(c);
     }
 
     /// Ends the check: what to commit.

@@ -1,5 +1,6 @@
 //! One page of a deep watch's site, read: what it is ([`Kind`]), whether it is a
-//! near-duplicate of another, and, for a known list, which of its new entries are items.
+//! near-duplicate of another, and, for a known list, which of its new entries are items;
+//! and which of its links join the frontier.
 
 use std::collections::{HashMap, HashSet};
 
@@ -290,4 +291,61 @@ fn is_list(links: &[Link], ctx: &[Option<Context>], min: usize) -> bool {
         }
     }
     per_role.values().any(|urls| urls.len() >= min)
+}
+
+/// Which links join the frontier.
+impl Crawl {
+    /// Whether a link is worth a visit: same site, not the watch's page, not known, not
+    /// a trap, and not one calendar page too many.
+    pub(super) fn followable(&mut self, url: &str) -> bool {
+        if url == self.watch.url
+            || self.state.root_url.as_deref() == Some(url)
+            || self.state.pages.contains_key(url)
+            || self.frontier.is_done(url)
+        {
+            return false;
+        }
+        let Ok(u) = Url::parse(url) else { return false };
+        if !trap::same_site(&self.root, &u) || trap::check(&u, &self.rules).is_err() {
+            return false;
+        }
+        match trap::calendar_shape(&u) {
+            Some(shape) => {
+                self.calendars().get(&shape).copied().unwrap_or(0) < self.cfg.calendar_pages
+            }
+            None => true,
+        }
+    }
+
+    /// Pages per calendar shape: the known pages' (those fetched so far by this check
+    /// included) and the candidates queued since.
+    fn calendars(&mut self) -> &mut HashMap<String, usize> {
+        let pages = &self.state.pages;
+        self.calendars.get_or_insert_with(|| {
+            let mut counts = HashMap::new();
+            for url in pages.keys() {
+                if let Some(shape) = Url::parse(url).ok().as_ref().and_then(trap::calendar_shape) {
+                    *counts.entry(shape).or_default() += 1;
+                }
+            }
+            counts
+        })
+    }
+
+    /// Queues a candidate, counting calendar pages.
+    pub(super) fn push(&mut self, c: Candidate) {
+        if let Some(shape) = Url::parse(&c.url)
+            .ok()
+            .as_ref()
+            .and_then(trap::calendar_shape)
+        {
+            let limit = self.cfg.calendar_pages;
+            let n = self.calendars().entry(shape).or_default();
+            if *n >= limit {
+                return;
+            }
+            *n += 1;
+        }
+        self.frontier.push(c);
+    }
 }
