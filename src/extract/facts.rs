@@ -4,7 +4,7 @@
 //! [`crate::entries::content`] reads one entry's summary, date, picture and author from
 //! them; nothing here decides what an entry says.
 //!
-//! Uses [`super::markup`] (to read attributes as the pass meets them),
+//! Uses [`super::markup`] (to read attributes as the pass meets them, and its words),
 //! [`super::hiding`] (what hides) and [`super::entities`].
 
 use std::ops::Range;
@@ -187,35 +187,11 @@ impl Facts {
         }
     }
 
-    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time; ASCII is
-    /// read a byte at a time, other characters decoded only to ask whether they are
-    /// whitespace.
+    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time
+    /// ([`super::markup::words`]).
     fn push(&mut self, s: &str) {
-        let bytes = s.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            // Where the word at `at` ends: at whitespace, a NUL or the end.
-            let mut end = at;
-            let mut space = 0;
-            while end < bytes.len() {
-                let c = bytes[end];
-                if c < 0x80 {
-                    if c == 0 || c.is_ascii_whitespace() || c == 0x0B {
-                        space = usize::from(c != 0);
-                        break;
-                    }
-                    end += 1;
-                } else {
-                    let ch = s[end..].chars().next().unwrap_or(' ');
-                    if ch.is_whitespace() {
-                        space = ch.len_utf8();
-                        break;
-                    }
-                    end += ch.len_utf8();
-                }
-            }
-            if end > at {
-                let word = &s[at..end];
+        for (word, space) in super::markup::words(s) {
+            if !word.is_empty() {
                 if self.text.len() + 1 + word.len() + 5 <= MAX_TEXT {
                     if self.gap && !self.text.is_empty() {
                         self.text.push(' ');
@@ -227,14 +203,9 @@ impl Facts {
                     return;
                 }
             }
-            if end < bytes.len() {
-                // Whitespace, or a NUL (dropped without a gap).
-                if space > 0 {
-                    self.gap = true;
-                }
-                end += space.max(1);
+            if space {
+                self.gap = true;
             }
-            at = end;
         }
     }
 

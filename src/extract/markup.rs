@@ -57,6 +57,58 @@ pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r' | b'\x0C')
 }
 
+/// The words of a piece of text as the collectors keep it: the runs between whitespace
+/// (by [`char::is_whitespace`]) and NULs, each with whether whitespace follows it (a gap
+/// in the kept text) or not (a NUL, which is dropped so the runs on either side join, or
+/// the end). A run may be empty (two separators in a row). ASCII is read a byte at a
+/// time; other characters are decoded only to ask whether they are whitespace.
+pub(super) fn words(s: &str) -> Words<'_> {
+    Words { rest: s }
+}
+
+/// The iterator of [`words`].
+pub(super) struct Words<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = (&'a str, bool);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let s = self.rest;
+        if s.is_empty() {
+            return None;
+        }
+        let bytes = s.as_bytes();
+        let mut end = 0;
+        while let Some(&c) = bytes.get(end) {
+            let (sep, space) = if c < 0x80 {
+                match c {
+                    0 => (1, false),
+                    b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => (1, true),
+                    _ => (0, false),
+                }
+            } else {
+                match s[end..].chars().next() {
+                    Some(ch) if ch.is_whitespace() => (ch.len_utf8(), true),
+                    Some(ch) => {
+                        end += ch.len_utf8();
+                        continue;
+                    }
+                    None => break,
+                }
+            };
+            if sep > 0 {
+                self.rest = &s[end + sep..];
+                return Some((&s[..end], space));
+            }
+            end += 1;
+        }
+        self.rest = "";
+        Some((s, false))
+    }
+}
+
 /// Where the element name that starts at `b[from]` ends: at whitespace, `/` or `>`.
 pub(super) fn name_end(b: &[u8], from: usize) -> usize {
     b.get(from..)
@@ -264,6 +316,27 @@ pub(crate) struct Text<'h> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The runs between whitespace, joined across NULs, are the words of
+        /// `split(char::is_whitespace)` with their NULs taken out.
+        #[test]
+        fn words_split_at_whitespace_and_join_across_nuls(
+            s in "[a\\x00 \\t\\x0B\\x0C\\r\\n\\u{85}\\u{a0}\\u{3000}\\u{200b}\\u{1c}é中]{0,24}"
+        ) {
+            let mut got = vec![String::new()];
+            for (w, space) in words(&s) {
+                if let Some(g) = got.last_mut() {
+                    g.push_str(w);
+                }
+                if space {
+                    got.push(String::new());
+                }
+            }
+            let want: Vec<String> = s.split(char::is_whitespace).map(|w| w.replace('\0', "")).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
 
     fn attrs_of(tag: &str) -> (Vec<(String, String)>, Option<usize>, bool) {
         let mut out = Vec::new();

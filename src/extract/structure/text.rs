@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::extract::markup::{Text as Piece, TextKind};
+use crate::extract::markup::{words, Text as Piece, TextKind};
 
 use super::{Tree, MAX_TEXT_BYTES};
 use crate::extract::entities;
@@ -88,19 +88,15 @@ impl Text {
     }
 
     /// Appends decoded text, collapsing whitespace; extends `range` (the open link's)
-    /// over what lands in `all`. Works a word at a time; NULs are dropped (they join the
-    /// characters around them), whitespace separates.
+    /// over what lands in `all`. Works a word at a time ([`words`]): NULs are dropped
+    /// (they join the characters around them), whitespace separates.
     fn push(&mut self, s: &str, chrome: bool, mut range: Option<&mut Range<usize>>) {
-        for (n, word) in s.split(char::is_whitespace).enumerate() {
-            if n > 0 {
-                self.split();
-            }
-            if word.contains('\0') {
-                for c in word.chars().filter(|&c| c != '\0') {
-                    self.push_word(c.encode_utf8(&mut [0; 4]), chrome, range.as_deref_mut());
-                }
-            } else if !word.is_empty() {
+        for (word, space) in words(s) {
+            if !word.is_empty() {
                 self.push_word(word, chrome, range.as_deref_mut());
+            }
+            if space {
+                self.split();
             }
         }
     }
