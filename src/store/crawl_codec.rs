@@ -1,7 +1,7 @@
 //! A deep watch's crawl state ([`CrawlState`]) in binary (value version 5). The state is
-//! the largest value a deep check rewrites: a site of 400 known pages is about 120 KB of
-//! JSON, decoded and encoded again on every check for the handful of pages it fetched.
-//! This form keeps the same values in about a third of the bytes, without field names,
+//! the largest value a deep check rewrites, decoded and encoded again on every check for
+//! the handful of pages it fetched. This form keeps the same values in well under half
+//! the bytes of JSON (400 fetched pages: 80 KB against 198 KB), without field names,
 //! number formatting or string escapes.
 //!
 //! After the version byte: the root URL (a presence byte, then the string), the root's

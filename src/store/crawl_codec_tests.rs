@@ -238,17 +238,30 @@ fn unknown_codes_are_refused() {
     assert_eq!(decode(&bad), None);
 }
 
-/// A store written before the binary form holds JSON: it reads as it was, and the next
-/// write of the state is binary. A damaged binary state is an error, not an empty one.
+/// A store written before the binary form (schema 3) holds JSON: it opens as schema 4,
+/// its states read as they were, and the next write of a state is binary. A damaged
+/// binary state is an error, not an empty state.
 #[test]
 fn the_store_reads_json_states_and_writes_binary_ones() {
     use crate::model::Watch;
-    let store = crate::store::Store::temporary().expect("store");
+    use crate::store::{keys, StoreError, SCHEMA_VERSION};
+    let dir = tempfile::tempdir().expect("tempdir");
     let id = Watch::of_url("http://a.example/", 60).id;
-    let key = crate::store::keys::watch_key(crate::store::keys::CRAWL, &id);
-    let db = store.db().expect("db");
+    let key = keys::watch_key(keys::CRAWL, &id);
     let s = site(20);
-    db.insert(&key, crate::store::encode(&s)).expect("insert");
+    {
+        let db = sled::Config::new().path(dir.path()).open().expect("sled");
+        db.insert(keys::SCHEMA, &3u32.to_be_bytes()).expect("v");
+        db.insert(&key, crate::store::encode(&s)).expect("insert");
+        db.flush().expect("flush");
+    }
+    let store = crate::store::suite::open_when_free(dir.path());
+    let db = store.db().expect("db");
+    assert_eq!(
+        db.get(keys::SCHEMA).expect("get").as_deref(),
+        Some(SCHEMA_VERSION.to_be_bytes().as_slice())
+    );
+    assert_eq!(SCHEMA_VERSION, 4);
     assert_eq!(store.crawl(&id).expect("read"), s);
     // Another watch's state is not this one's.
     assert_eq!(
@@ -261,8 +274,32 @@ fn the_store_reads_json_states_and_writes_binary_ones() {
     db.insert(&key, bin.clone()).expect("insert");
     assert_eq!(store.crawl(&id).expect("read"), s);
     db.insert(&key, &bin[..bin.len() - 1]).expect("insert");
-    assert!(matches!(
-        store.crawl(&id),
-        Err(crate::store::StoreError::Corrupt { .. })
-    ));
+    assert!(matches!(store.crawl(&id), Err(StoreError::Corrupt { .. })));
+    // A deep check's commit writes the state in binary.
+    let w = Watch::of_url("http://c.example/", 60);
+    let st = crate::state::WatchState::new(
+        10,
+        crate::schedule::Adaptive {
+            a: 60.0,
+            b: 60.0,
+            c: 0.0,
+        },
+    );
+    assert!(store.insert_watch(&w, &st).expect("insert"));
+    let record = crate::store::CheckRecord {
+        crawl: Some(crate::store::CrawlRecord {
+            state: s.clone(),
+            pages: Vec::new(),
+        }),
+        ..Default::default()
+    };
+    store
+        .commit_check(&w.id, &st, &st, &record)
+        .expect("commit");
+    let stored = db
+        .get(keys::watch_key(keys::CRAWL, &w.id))
+        .expect("get")
+        .expect("written");
+    assert_eq!(stored.first(), Some(&CRAWL_V5));
+    assert_eq!(store.crawl(&w.id).expect("read"), s);
 }

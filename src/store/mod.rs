@@ -44,8 +44,11 @@ use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 /// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,
 /// failing and render indices (a schema-1 store is migrated on open); 3: the seen set in
 /// buckets (a schema-2 store opens as it is: its seen URLs are read where they are and
-/// moved into buckets by each watch's sweeps).
-pub(crate) const SCHEMA_VERSION: u32 = 3;
+/// moved into buckets by each watch's sweeps); 4: a deep watch's crawl state in binary
+/// (a schema-3 store opens as it is: its JSON states are read, and each is written in
+/// binary at its watch's next deep check). An older sitefeed refuses a newer store
+/// rather than failing on values it cannot read.
+pub(crate) const SCHEMA_VERSION: u32 = 4;
 
 pub use crate::model::ITEMS_KEPT;
 

@@ -151,6 +151,12 @@ impl Store {
                 if found < 3 {
                     Self::migrate_2_to_3(&db)?;
                 }
+                if found < 4 {
+                    // Nothing moves: JSON crawl states are read as they are.
+                    db.insert(keys::SCHEMA, &4u32.to_be_bytes())?;
+                    db.flush()?;
+                    tracing::info!("store schema 4: deep watches' crawl states are rewritten in binary at their next check");
+                }
             }
         }
         Ok(db)
