@@ -42,7 +42,7 @@ use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::urls::{ancestors, url_shape};
+use super::urls::{ancestors, url_shape, UrlShape};
 use super::{group, moved_slots, url_kind, width, Structure};
 use crate::model::Link;
 
@@ -205,7 +205,7 @@ struct Lists<'a> {
     /// Roles that are entry lists on this page or were before.
     list_roles: HashSet<u64>,
     /// URL shapes of the entries of entry lists outside chrome, with their counts.
-    shapes: HashMap<(std::borrow::Cow<'a, str>, usize, u8), usize>,
+    shapes: HashMap<UrlShape<'a>, usize>,
     /// Per kind of URL: (main links, secondary links) in entries of several links.
     kinds: HashMap<&'a str, (usize, usize)>,
     /// The page's `main` element, when an entry list stands in it: then whatever stands
@@ -238,6 +238,7 @@ impl<'a> Lists<'a> {
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
         let mut role_urls: HashSet<(u64, &str)> = HashSet::default();
         let mut rich_entry = vec![false; ne];
+        let mut entry_shape: Vec<Option<UrlShape<'a>>> = vec![None; ne];
         for (e, &m) in entries.main.iter().enumerate() {
             // Image-only links (banners, icons) neither make nor break a list.
             let Some(c) = ctx[m].as_ref().filter(|c| c.has_text) else {
@@ -250,7 +251,8 @@ impl<'a> Lists<'a> {
             r.entries += 1;
             r.rich += usize::from(rich);
             r.width += width(&links[m].text);
-            r.specific += usize::from(matches!(url_shape(&links[m].url).2, 1..=4));
+            let shape = entry_shape[e].insert(url_shape(&links[m].url));
+            r.specific += usize::from(matches!(shape.2, 1..=4));
             r.on_old += usize::from(old_urls.contains(links[m].url.as_str()));
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
@@ -280,11 +282,14 @@ impl<'a> Lists<'a> {
             })
         });
         let outside = |c: &super::Context| main.is_some_and(|id| !c.path.contains(&id));
-        let mut shapes: HashMap<(std::borrow::Cow<'a, str>, usize, u8), usize> = HashMap::default();
-        for &m in &entries.main {
+        let mut shapes: HashMap<UrlShape<'a>, usize> = HashMap::default();
+        for (e, &m) in entries.main.iter().enumerate() {
             if let Some(c) = ctx[m].as_ref() {
                 if !c.chrome && !outside(c) && list_roles.contains(&c.role) {
-                    *shapes.entry(url_shape(&links[m].url)).or_default() += 1;
+                    let shape = entry_shape[e]
+                        .take()
+                        .unwrap_or_else(|| url_shape(&links[m].url));
+                    *shapes.entry(shape).or_default() += 1;
                 }
             }
         }

@@ -37,11 +37,14 @@ pub(crate) fn url_kind(url: &str) -> &str {
     }
 }
 
+/// What [`url_shape`] gives: host, path depth, class of the last segment.
+pub(super) type UrlShape<'a> = (Cow<'a, str>, usize, u8);
+
 /// The shape of a URL that entries share: host, path depth and what names the page: 1 a
 /// query with a number (`?id=123`), 2 a number, 3 a slug of several words, 4 a word with
 /// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
 /// The host is borrowed from `url` when it is written as the parser writes it.
-pub(super) fn url_shape(url: &str) -> (Cow<'_, str>, usize, u8) {
+pub(super) fn url_shape(url: &str) -> UrlShape<'_> {
     if let Some((host, path, query)) = serialized_parts(url) {
         let (depth, class) = shape_of(path.split('/'), query);
         return (Cow::Borrowed(host), depth, class);
@@ -58,6 +61,29 @@ pub(super) fn url_shape(url: &str) -> (Cow<'_, str>, usize, u8) {
     )
 }
 
+/// Of a path segment: its words (runs of letters and digits), and the ASCII digits and
+/// the characters of its stem (what comes before its first `.`). ASCII, as almost every
+/// URL is once serialized, is read a byte at a time.
+fn segment_counts(seg: &str) -> (usize, usize, usize) {
+    let stem = seg.split('.').next().unwrap_or(seg);
+    let digits = stem.bytes().filter(u8::is_ascii_digit).count();
+    if seg.is_ascii() {
+        let mut tokens = 0;
+        let mut in_word = false;
+        for b in seg.bytes() {
+            let word = b.is_ascii_alphanumeric();
+            tokens += usize::from(word && !in_word);
+            in_word = word;
+        }
+        return (tokens, digits, stem.len());
+    }
+    let tokens = seg
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .count();
+    (tokens, digits, stem.chars().count())
+}
+
 /// The path depth and the class of the last segment (see [`url_shape`]).
 fn shape_of<'a>(segments: impl Iterator<Item = &'a str>, query: Option<&str>) -> (usize, u8) {
     let (mut depth, mut last) = (0, "");
@@ -65,17 +91,12 @@ fn shape_of<'a>(segments: impl Iterator<Item = &'a str>, query: Option<&str>) ->
         depth += 1;
         last = seg;
     }
-    let stem = last.split('.').next().unwrap_or(last);
-    let tokens = last
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .count();
-    let digits = stem.chars().filter(char::is_ascii_digit).count();
+    let (tokens, digits, stem_chars) = segment_counts(last);
     let class = if query.is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit())) {
         1
     } else if last.is_empty() {
         0
-    } else if digits > 0 && digits == stem.chars().count() {
+    } else if digits > 0 && digits == stem_chars {
         2
     } else if tokens >= 3 {
         3
@@ -223,6 +244,19 @@ mod tests {
     }
 
     proptest! {
+        /// The byte-at-a-time reading of an ASCII segment counts as the reading by
+        /// characters does.
+        #[test]
+        fn ascii_segments_count_as_characters_do(seg in "[a-zA-Z0-9._~%+-]{0,16}|.{0,8}") {
+            let stem = seg.split('.').next().unwrap_or(&seg);
+            let by_chars = (
+                seg.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).count(),
+                stem.chars().filter(char::is_ascii_digit).count(),
+                stem.chars().count(),
+            );
+            prop_assert_eq!(segment_counts(&seg), by_chars);
+        }
+
         #[test]
         fn any_link_gets_the_parser_s_shape(
             url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9}|[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})(:[0-9]{0,5})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
