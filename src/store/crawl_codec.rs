@@ -14,7 +14,8 @@
 //!
 //! Strings are a LEB128 length and UTF-8 bytes, counts and unsigned integers LEB128,
 //! Unix times zigzag LEB128, floats their 8 little-endian bytes (bit for bit). A value
-//! that does not read to its last byte exactly is rejected.
+//! that does not read to its last byte exactly is rejected. What is allocated before the
+//! bytes are read is bounded by the bytes left, so a corrupt count cannot ask for more.
 //!
 //! JSON values (version 1) written before this form are still read.
 
@@ -24,11 +25,6 @@ use super::codec::{get_len, get_ref, get_var, put_len, put_str, put_var};
 use crate::model::crawl::{Candidate, CrawlState, Kind, PageState, SampledPage, Signature};
 
 pub(crate) const CRAWL_V5: u8 = 5;
-
-/// The most entries an array of a stored state may claim before its bytes are read: a
-/// corrupt count cannot make us allocate more. Far above what a crawl keeps (its
-/// frontier is cut to a few hundred; its sample to a few pages).
-const MAX_ENTRIES: usize = 1 << 20;
 
 /// Kinds by their byte.
 const KINDS: [Kind; 5] = [
@@ -122,10 +118,10 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
     };
     // Collected, not inserted one by one: the pages come sorted, and a map built from a
     // sorted sequence is built in one sweep without comparing keys down the tree.
-    state.pages = (0..get_count(r)?)
+    state.pages = (0..get_len(r)?)
         .map(|_| Some((get_ref(r)?.to_owned(), get_page(r)?)))
         .collect::<Option<BTreeMap<_, _>>>()?;
-    let n = get_count(r)?;
+    let n = get_len(r)?;
     state.frontier = Vec::with_capacity(n.min(r.len()));
     for _ in 0..n {
         let url = get_ref(r)?.to_owned();
@@ -150,11 +146,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
             tunnel,
         });
     }
-    let n = get_count(r)?;
+    let n = get_len(r)?;
     let mut sample = VecDeque::with_capacity(n.min(r.len()));
     for _ in 0..n {
         let page = get_fixed(r)?;
-        let k = get_count(r)?;
+        let k = get_len(r)?;
         if k.checked_mul(16)? > r.len() {
             return None;
         }
@@ -336,10 +332,6 @@ fn get_u8(r: &mut &[u8]) -> Option<u8> {
     let (&b, rest) = r.split_first()?;
     *r = rest;
     Some(b)
-}
-
-fn get_count(r: &mut &[u8]) -> Option<usize> {
-    get_len(r).filter(|n| *n <= MAX_ENTRIES)
 }
 
 #[cfg(test)]

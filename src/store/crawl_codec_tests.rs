@@ -303,3 +303,34 @@ fn the_store_reads_json_states_and_writes_binary_ones() {
     assert_eq!(stored.first(), Some(&CRAWL_V5));
     assert_eq!(store.crawl(&w.id).expect("read"), s);
 }
+
+/// A count far beyond the bytes that follow (a corrupt value) is refused at once, for
+/// each of the three arrays, without reserving room for it.
+#[test]
+fn a_count_beyond_the_bytes_is_refused() {
+    let huge = |out: &mut Vec<u8>| put_var(out, 1 << 60);
+    // Version, no root URL, relevance 0, nothing fetched last.
+    let head = || {
+        let mut v = vec![CRAWL_V5, 0];
+        v.extend_from_slice(&0f64.to_le_bytes());
+        v.push(0);
+        v
+    };
+    for array in 0..3 {
+        let mut v = head();
+        v.resize(v.len() + array, 0);
+        huge(&mut v);
+        v.extend_from_slice(&[0; 32]);
+        assert_eq!(decode(&v), None, "array {array}");
+    }
+    // A sampled page claiming more pairs than there are bytes.
+    let mut v = head();
+    v.extend_from_slice(&[0, 0, 1]);
+    v.extend_from_slice(&7u64.to_le_bytes());
+    huge(&mut v);
+    assert_eq!(decode(&v), None);
+    // The empty state, for comparison, reads.
+    let mut v = head();
+    v.extend_from_slice(&[0, 0, 0]);
+    assert_eq!(decode(&v), Some(CrawlState::default()));
+}
