@@ -434,21 +434,24 @@ impl Crawl {
         } else {
             url
         };
-        self.state.sample.observe(key, &ex.links, &ctx);
+        // Each URL hashed once, for the sample and for the template's filter.
+        let hashes: Vec<u64> = ex
+            .links
+            .iter()
+            .map(|l| template::url_hash(&l.url))
+            .collect();
+        self.state.sample.observe_hashes(key, &hashes, &ctx);
         if self.bootstrap {
             self.template = self.state.sample.template(self.cfg.template_share);
         }
-        let cues_all: Vec<(String, String)> = (0..ex.links.len())
-            .map(|i| (ex.links[i].text.clone(), context_of(&text, i)))
-            .collect();
         let mut kept = Vec::new();
         let mut kept_ctx = Vec::new();
         let mut cues = Vec::new();
-        for ((l, c), cue) in ex.links.iter().zip(ctx).zip(cues_all) {
-            if !self.template.is_template(l, c.as_ref()) {
+        for (i, (l, c)) in ex.links.iter().zip(ctx).enumerate() {
+            if !self.template.is_template_hash(hashes[i], c.as_ref()) {
                 kept.push(l.clone());
                 kept_ctx.push(c);
-                cues.push(cue);
+                cues.push((l.text.clone(), context_of(&text, i)));
             }
         }
         Read {

@@ -49,11 +49,22 @@ impl Sample {
     /// Records the links of the page at `page_url` (replacing what the sample had of it),
     /// dropping the oldest page when full. `ctx` is aligned with `links`.
     pub fn observe(&mut self, page_url: &str, links: &[Link], ctx: &[Option<Context>]) {
+        let hashes: Vec<u64> = links.iter().map(|l| url_hash(&l.url)).collect();
+        self.observe_hashes(page_url, &hashes, ctx);
+    }
+
+    /// [`Sample::observe`] with the links' [`url_hash`]es, for a caller that needs them
+    /// again ([`Template::is_template_hash`]).
+    pub(crate) fn observe_hashes(
+        &mut self,
+        page_url: &str,
+        hashes: &[u64],
+        ctx: &[Option<Context>],
+    ) {
         let page = url_hash(page_url);
         let mut seen = HashSet::new();
-        let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(links.len());
-        for (i, l) in links.iter().enumerate() {
-            let h = url_hash(&l.url);
+        let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(hashes.len());
+        for (i, &h) in hashes.iter().enumerate() {
             if seen.insert(h) {
                 let role = ctx.get(i).and_then(Option::as_ref).map_or(0, |c| c.role);
                 pairs.push((h, role));
@@ -121,8 +132,12 @@ impl Sample {
 impl Template {
     /// Whether a link is template: its URL is, or it stands in a template block.
     pub(crate) fn is_template(&self, link: &Link, ctx: Option<&Context>) -> bool {
-        self.links.contains(&url_hash(&link.url))
-            || ctx.is_some_and(|c| self.roles.contains(&c.role))
+        self.is_template_hash(url_hash(&link.url), ctx)
+    }
+
+    /// [`Template::is_template`] of a link whose URL's [`url_hash`] is `hash`.
+    pub(crate) fn is_template_hash(&self, hash: u64, ctx: Option<&Context>) -> bool {
+        self.links.contains(&hash) || ctx.is_some_and(|c| self.roles.contains(&c.role))
     }
 
     /// Nothing learned yet.
