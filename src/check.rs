@@ -276,7 +276,7 @@ pub async fn run(
             watch.clone(),
         );
         Some(
-            crate::cpu::run(move || crate::crawl::Crawl::load(&store, &deep, &tracking, &watch))
+            crate::cpu::run(move || crate::crawl::Crawl::load(&store, deep, tracking, watch))
                 .await?,
         )
     } else {

@@ -27,7 +27,14 @@ fn only_a_deep_watch_keeps_the_pass() {
     for depth in [1, 2] {
         let w = watch(depth);
         let crawl = crate::crawl::is_deep(&w)
-            .then(|| crate::crawl::Crawl::load(&store, &DeepConfig::default(), &tracking, &w))
+            .then(|| {
+                crate::crawl::Crawl::load(
+                    &store,
+                    DeepConfig::default(),
+                    tracking.clone(),
+                    w.clone(),
+                )
+            })
             .transpose()
             .expect("crawl state");
         let input = crate::crawl::root_input(&page, crawl.as_ref(), &tracking);

@@ -142,12 +142,13 @@ struct Read {
 
 impl Crawl {
     /// Loads the watch's crawl state and learns its site's template; the links of its
-    /// pages lose the parameters `tracking` names.
+    /// pages lose the parameters `tracking` names. Takes its settings by value: a check
+    /// moves them here onto the CPU pool.
     pub fn load(
         store: &Store,
-        cfg: &DeepConfig,
-        tracking: &crate::entries::hygiene::Tracking,
-        watch: &Watch,
+        cfg: DeepConfig,
+        tracking: crate::entries::hygiene::Tracking,
+        watch: Watch,
     ) -> Result<Self, StoreError> {
         let state = store.crawl(&watch.id)?;
         let root = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
@@ -174,8 +175,8 @@ impl Crawl {
         };
         Ok(Self {
             store: store.clone(),
-            cfg: cfg.clone(),
-            watch: watch.clone(),
+            cfg,
+            watch,
             root,
             topic,
             params,
@@ -183,7 +184,7 @@ impl Crawl {
             state,
             template,
             frontier: Frontier::new(order),
-            tracking: tracking.clone(),
+            tracking,
             emitted: HashSet::new(),
             observed: HashSet::new(),
             seen: crate::store::SeenCache::default(),
