@@ -451,7 +451,7 @@ impl Store {
             .db
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let config = sled::Config::new().path(path).cache_capacity(*cache_bytes);
+        let config = super::open::sled_config(path, *cache_bytes);
         let swapped = rename_in(path)
             .map_err(io_error)
             .and_then(|()| open_closed(&config).map_err(|e| StoreError::opening(path, e)));
