@@ -555,7 +555,9 @@ fn defer(
 }
 
 /// Settles a check's result into the watch's next state and commits it (unless
-/// `dry_run`): the common end of live checks and replays.
+/// `dry_run`): the common end of live checks and replays. `read`: what the analysis read
+/// the last link array from ([`WatchHistory::take_read`]), so that the commit writes the
+/// new array against it without reading it again, as a live check does.
 #[allow(
     clippy::too_many_arguments,
     reason = "the parts of one check, passed through"
@@ -569,8 +571,12 @@ pub fn apply(
     now: i64,
     duration_ms: u64,
     dry_run: bool,
+    read: Option<LinksRead>,
 ) -> Result<CheckReport, StoreError> {
-    let (state, record, report) = settle(settings, watch, prev, result, None, now, duration_ms);
+    let (state, mut record, report) = settle(settings, watch, prev, result, None, now, duration_ms);
+    if let Some(earlier) = &mut record.earlier_links {
+        earlier.read = read;
+    }
     if !dry_run {
         store.commit_check(&watch.id, prev, &state, &record)?;
     }

@@ -201,15 +201,9 @@ pub fn replay_steps(
             tracking: &tracking,
             keep_pass: false,
         };
-        let result = check::analyse(
-            &store.history(&watch.id),
-            &watch,
-            &prev.prev(),
-            &input,
-            params,
-            now,
-        )?
-        .map_err(check::Failure::Page);
+        let history = store.history(&watch.id);
+        let result = check::analyse(&history, &watch, &prev.prev(), &input, params, now)?
+            .map_err(check::Failure::Page);
         let explained = match &result {
             Ok(check::Analysis::Changed(c)) => c
                 .links
@@ -220,7 +214,17 @@ pub fn replay_steps(
                 .collect(),
             _ => Vec::new(),
         };
-        let report = check::apply(&store, &settings, &watch, &prev, result, now, 0, false)?;
+        let report = check::apply(
+            &store,
+            &settings,
+            &watch,
+            &prev,
+            result,
+            now,
+            0,
+            false,
+            history.take_read(),
+        )?;
         let name = file.file_name().map_or_else(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
