@@ -47,23 +47,61 @@ fn resolve_simple(origin: &str, href: &str) -> Option<String> {
     if b.first() != Some(&b'/') || matches!(b.get(1), Some(b'/' | b'\\')) {
         return None;
     }
-    let href = &href[..href.find('#').unwrap_or(href.len())];
-    let plain = href
-        .bytes()
-        .all(|c| c.is_ascii_alphanumeric() || b"-._~!$&()*+,;=:@/?".contains(&c));
-    let path = &href[..href.find('?').unwrap_or(href.len())];
-    if !plain || path.split('/').any(|seg| seg == "." || seg == "..") {
+    // One run over the bytes up to the fragment: each must be plain, and no segment of
+    // the path (up to the query) may be `.` or `..`.
+    let dot_segment = |seg: &[u8]| matches!(seg, b"." | b"..");
+    let (mut end, mut seg_start, mut in_query) = (b.len(), 0, false);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'#' => {
+                end = i;
+                break;
+            }
+            b'/' | b'?' if !in_query => {
+                if dot_segment(&b[seg_start..i]) {
+                    return None;
+                }
+                seg_start = i + 1;
+                in_query = c == b'?';
+            }
+            _ if PLAIN[usize::from(c)] => {}
+            _ => return None,
+        }
+    }
+    if !in_query && dot_segment(&b[seg_start..end]) {
         return None;
     }
+    let href = &href[..end];
     let mut url = String::with_capacity(origin.len() + href.len());
     url.push_str(origin);
     url.push_str(href);
     Some(url)
 }
 
+/// The bytes a plain href is made of: letters, digits and `-._~!$&()*+,;=:@/?`.
+static PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric();
+        i += 1;
+    }
+    let extra = b"-._~!$&()*+,;=:@/?";
+    let mut k = 0;
+    while k < extra.len() {
+        t[extra[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// A cheap pre-check that spares parsing `javascript:...`, `mailto:...`, `tel:...`,
 /// `data:...` and the like: does `h` start with a scheme other than http(s)?
 fn has_foreign_scheme(h: &str) -> bool {
+    if !h.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return false;
+    }
     let Some(colon) = h.find(':') else {
         return false;
     };
