@@ -23,18 +23,27 @@ pub(crate) fn shape(url: &str) -> String {
     out
 }
 
-/// The kind of a URL: scheme, host and first path segment (`https://v2ex.com/member`).
+/// The kind of a URL: scheme, host and first path segment when more of the path follows
+/// (`https://v2ex.com/member` for `https://v2ex.com/member/x`; `https://v2ex.com` for
+/// `https://v2ex.com/about`).
 pub(crate) fn url_kind(url: &str) -> &str {
-    let after_host = url.find("://").map_or(0, |p| p + 3);
-    let path = url[after_host..]
-        .find('/')
-        .map_or(url.len(), |p| after_host + p);
-    let rest = &url[path..];
-    let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
-    match rest[1.min(rest.len())..].find('/') {
-        Some(p) => &url[..path + 1 + p],
+    let b = url.as_bytes();
+    let after_host = b.windows(3).position(|w| w == b"://").map_or(0, |p| p + 3);
+    let path = find_byte(b, after_host, b'/').unwrap_or(b.len());
+    let query = find_byte(b, path, b'?').unwrap_or(b.len());
+    match find_byte(&b[..query], (path + 1).min(query), b'/') {
+        Some(p) => &url[..p],
         None => &url[..path],
     }
+}
+
+/// Where the first `c` at or after `from` is in `b`. A plain loop: URLs are short, and
+/// for them the setup of a vectorised search costs more than it saves.
+fn find_byte(b: &[u8], from: usize, c: u8) -> Option<usize> {
+    b.get(from..)?
+        .iter()
+        .position(|&x| x == c)
+        .map(|p| from + p)
 }
 
 /// What [`url_shape`] gives: host, path depth, class of the last segment.
@@ -45,9 +54,8 @@ pub(super) type UrlShape<'a> = (Cow<'a, str>, usize, u8);
 /// digits (`v1.2.3`), 5 a plain word, 0 nothing (a directory).
 /// The host is borrowed from `url` when it is written as the parser writes it.
 pub(super) fn url_shape(url: &str) -> UrlShape<'_> {
-    if let Some((host, path, query)) = serialized_parts(url) {
-        let (depth, class) = shape_of(path.split('/'), query);
-        return (Cow::Borrowed(host), depth, class);
+    if let Some((host, depth, last, query)) = serialized_parts(url) {
+        return (Cow::Borrowed(host), depth, class_of(last, query));
     }
     let Ok(u) = url::Url::parse(url) else {
         return (Cow::Borrowed(""), 0, 0);
@@ -91,6 +99,12 @@ fn shape_of<'a>(segments: impl Iterator<Item = &'a str>, query: Option<&str>) ->
         depth += 1;
         last = seg;
     }
+    (depth, class_of(last, query))
+}
+
+/// The class of a URL by its last non-empty path segment and its query (see
+/// [`url_shape`]).
+fn class_of(last: &str, query: Option<&str>) -> u8 {
     let (tokens, digits, stem_chars) = segment_counts(last);
     let class = if query.is_some_and(|q| q.bytes().any(|b| b.is_ascii_digit())) {
         1
@@ -105,29 +119,30 @@ fn shape_of<'a>(segments: impl Iterator<Item = &'a str>, query: Option<&str>) ->
     } else {
         5
     };
-    (depth, class)
+    class
 }
 
-/// Host, path and query of an `http(s)` URL written as the `url` crate serializes it
-/// (the form the page's links are stored in), read without parsing it again; `None` for
-/// anything that parsing could change, which the caller parses: another scheme, a user,
-/// port, upper case or a number as the host's last label, characters the parser
-/// escapes or drops, dot segments and backslashes.
-fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
+/// Host, path depth, last non-empty path segment and query of an `http(s)` URL written
+/// as the `url` crate serializes it (the form the page's links are stored in), read
+/// without parsing it again; `None` for anything that parsing could change, which the
+/// caller parses: another scheme, a user, port, upper case or a number as the host's
+/// last label, characters the parser escapes or drops, dot segments and backslashes.
+fn serialized_parts(url: &str) -> Option<(&str, usize, &str, Option<&str>)> {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))?;
-    let plain = |b: u8| {
-        b.is_ascii_graphic()
-            && !matches!(
-                b,
-                b'\\' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'{' | b'}' | b'|' | b'^'
-            )
-    };
-    if !rest.bytes().all(plain) {
-        return None;
+    let b = rest.as_bytes();
+    // Every byte plain; the host (and port) end at the first `/`, `?` or `#`.
+    let mut end = None;
+    for (i, &c) in b.iter().enumerate() {
+        if !SERIALIZED[usize::from(c)] {
+            return None;
+        }
+        if end.is_none() && matches!(c, b'/' | b'?' | b'#') {
+            end = Some(i);
+        }
     }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let end = end.unwrap_or(b.len());
     let (host, port) = match rest[..end].split_once(':') {
         Some((h, p)) => (h, Some(p)),
         None => (&rest[..end], None),
@@ -143,30 +158,69 @@ fn serialized_parts(url: &str) -> Option<(&str, &str, Option<&str>)> {
         |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-');
     let last_label = host.rsplit('.').next().unwrap_or(host);
     let domain = last_label.starts_with(|c: char| c.is_ascii_lowercase());
-    // An IPv4 address as serialized: four decimal numbers up to 255, no leading zeros.
-    let ipv4 = || {
-        host.split('.').count() == 4
-            && host
-                .split('.')
-                .all(|l| (l == "0" || !l.starts_with('0')) && l.parse::<u8>().is_ok())
-    };
-    if !host.bytes().all(host_char) || !(domain || ipv4()) {
+    if !host.bytes().all(host_char) || !(domain || is_ipv4(host)) {
         return None;
     }
+    // The path runs to the query or the fragment; the query to the fragment.
     let rest = &rest[end..];
-    let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
-    let (path, query) = match rest.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (rest, None),
-    };
-    let dots = path.split('/').any(|s| s == "." || s == "..")
-        || path.contains("%2e")
-        || path.contains("%2E");
-    if !path.starts_with('/') || dots {
+    let rb = rest.as_bytes();
+    let hash = find_byte(rb, 0, b'#').unwrap_or(rb.len());
+    let path_end = find_byte(&rb[..hash], 0, b'?').unwrap_or(hash);
+    let query = (path_end < hash).then(|| &rest[path_end + 1..hash]);
+    let path = &rb[..path_end];
+    if path.first() != Some(&b'/') {
         return None;
     }
-    Some((host, path, query))
+    // Segments: none may be a dot segment, written plainly or escaped.
+    let (mut depth, mut last, mut seg) = (0, 0..0, 0);
+    for i in 0..=path.len() {
+        match path.get(i) {
+            Some(b'%') if matches!(path.get(i + 1..i + 3), Some(b"2e" | b"2E")) => return None,
+            Some(b'/') | None => {
+                if matches!(&path[seg..i], b"." | b"..") {
+                    return None;
+                }
+                if i > seg {
+                    depth += 1;
+                    last = seg..i;
+                }
+                seg = i + 1;
+            }
+            Some(_) => {}
+        }
+    }
+    Some((host, depth, &rest[last], query))
 }
+
+/// An IPv4 address as serialized: four decimal numbers up to 255, no leading zeros.
+fn is_ipv4(host: &str) -> bool {
+    let mut labels = 0;
+    for l in host.split('.') {
+        labels += 1;
+        let leading_zero = l != "0" && l.starts_with('0');
+        if labels > 4 || leading_zero || l.parse::<u8>().is_err() {
+            return false;
+        }
+    }
+    labels == 4
+}
+
+/// The bytes a URL as serialized may hold without the parser changing it: printable
+/// ASCII but backslash, quotes, angle brackets, backtick, braces, bar and caret.
+static SERIALIZED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_graphic()
+            && !matches!(
+                c,
+                b'\\' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'{' | b'}' | b'|' | b'^'
+            );
+        i += 1;
+    }
+    t
+};
 
 /// The folders strictly above a URL's path, below the site's root, each with its closing
 /// slash (`https://h/a/`, `https://h/a/b/` for `https://h/a/b/c`).
@@ -243,7 +297,43 @@ mod tests {
         }
     }
 
+    /// [`url_kind`] as it was written with `str::find`, before it read bytes.
+    fn kind_by_find(url: &str) -> &str {
+        let after_host = url.find("://").map_or(0, |p| p + 3);
+        let path = url[after_host..]
+            .find('/')
+            .map_or(url.len(), |p| after_host + p);
+        let rest = &url[path..];
+        let rest = &rest[..rest.find('?').unwrap_or(rest.len())];
+        match rest[1.min(rest.len())..].find('/') {
+            Some(p) => &url[..path + 1 + p],
+            None => &url[..path],
+        }
+    }
+
+    #[test]
+    fn kinds_are_scheme_host_and_first_segment_of_two_or_more() {
+        for (url, kind) in [
+            ("https://v2ex.com/member/x", "https://v2ex.com/member"),
+            ("https://v2ex.com/t/123?p=2", "https://v2ex.com/t"),
+            // One segment: the host alone, as for the root.
+            ("https://v2ex.com/about", "https://v2ex.com"),
+            ("https://v2ex.com/", "https://v2ex.com"),
+            ("https://v2ex.com", "https://v2ex.com"),
+            ("https://v2ex.com/a?x=/b/c", "https://v2ex.com"),
+            ("/relative/path", "/relative"),
+        ] {
+            assert_eq!(url_kind(url), kind, "{url}");
+            assert_eq!(url_kind(url), kind_by_find(url), "{url}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn kinds_read_by_bytes_agree_with_find(url in "(https?://)?[a-z:/?é.]{0,6}(/[a-z?é]{0,4}){0,3}(\\?[a-z/=é]{0,6})?") {
+            prop_assert_eq!(url_kind(&url), kind_by_find(&url));
+        }
+
         /// The byte-at-a-time reading of an ASCII segment counts as the reading by
         /// characters does.
         #[test]
