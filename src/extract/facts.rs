@@ -187,10 +187,10 @@ impl Facts {
         }
     }
 
-    /// Appends `s` with whitespace collapsed (NULs dropped), a word at a time
-    /// ([`super::markup::words`]).
+    /// Appends `s` with whitespace collapsed (NULs dropped), a piece of words at a time
+    /// ([`super::markup::spaced_words`]).
     fn push(&mut self, s: &str) {
-        for (word, space) in super::markup::words(s) {
+        for (word, space) in super::markup::spaced_words(s) {
             if !word.is_empty() {
                 if self.text.len() + 1 + word.len() + 5 <= MAX_TEXT {
                     if self.gap && !self.text.is_empty() {

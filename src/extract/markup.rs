@@ -63,12 +63,32 @@ pub(super) fn is_space(b: u8) -> bool {
 /// the end). A run may be empty (two separators in a row). ASCII is read a byte at a
 /// time; other characters are decoded only to ask whether they are whitespace.
 pub(super) fn words(s: &str) -> Words<'_> {
-    Words { rest: s }
+    Words {
+        rest: s,
+        join: false,
+    }
 }
 
-/// The iterator of [`words`].
+/// [`words`], except that words apart by one ASCII space come as one piece, the space
+/// kept: what a collector that collapses whitespace would make of them anyway, in one
+/// copy instead of one per word. Running prose comes in a few pieces.
+pub(super) fn spaced_words(s: &str) -> Words<'_> {
+    Words {
+        rest: s,
+        join: true,
+    }
+}
+
+/// The iterator of [`words`] and [`spaced_words`].
 pub(super) struct Words<'a> {
     rest: &'a str,
+    /// One ASCII space between two ASCII word bytes stays inside the piece.
+    join: bool,
+}
+
+/// An ASCII byte that belongs to a word: not whitespace, not NUL.
+fn word_byte(c: u8) -> bool {
+    c < 0x80 && !matches!(c, 0 | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 impl<'a> Iterator for Words<'a> {
@@ -85,6 +105,13 @@ impl<'a> Iterator for Words<'a> {
             let (sep, space) = if c < 0x80 {
                 match c {
                     0 => (1, false),
+                    b' ' if self.join
+                        && end > 0
+                        && bytes.get(end + 1).is_some_and(|&n| word_byte(n)) =>
+                    {
+                        end += 2;
+                        continue;
+                    }
                     b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => (1, true),
                     _ => (0, false),
                 }
@@ -318,6 +345,23 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// Spaced words are the words, joined by single spaces where one space stood
+        /// between two ASCII words.
+        #[test]
+        fn spaced_words_are_words_with_their_single_spaces(
+            s in "([a-c\u{e9}\u{3000}\u{a0}\u{0}\t\n ]{0,3}[a-c ]{0,4}){0,6}"
+        ) {
+            let mut split = Vec::new();
+            for (piece, space) in spaced_words(&s) {
+                let parts: Vec<&str> = piece.split(' ').collect();
+                for (k, p) in parts.iter().enumerate() {
+                    split.push((*p, if k + 1 < parts.len() { true } else { space }));
+                }
+            }
+            let by_word: Vec<(&str, bool)> = words(&s).collect();
+            proptest::prop_assert_eq!(split, by_word);
+        }
+
         /// The runs between whitespace, joined across NULs, are the words of
         /// `split(char::is_whitespace)` with their NULs taken out.
         #[test]
