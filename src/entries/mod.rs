@@ -68,9 +68,12 @@ struct RoleStat<'a> {
 /// Groups the links of a page into entries. `ctx[i]` is the context of `links[i]`
 /// ([`Structure::ctx`]); links without one stand alone. Cost: `O(n · depth + n log n)`.
 pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
+    const NONE: (usize, usize) = (usize::MAX, 0);
     let n = links.len();
     let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::default();
-    let mut ranges: HashMap<u32, (usize, usize)> = HashMap::default();
+    // Per element id (ids are dense, counted in document order): the first and last
+    // link inside it, `NONE` for an element that holds none.
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
     for (i, c) in ctx.iter().enumerate().take(n) {
         let Some(c) = c else { continue };
         let r = roles.entry(c.role).or_default();
@@ -80,10 +83,15 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         r.heading |= c.heading;
         r.with_text += usize::from(c.has_text);
         for &id in &c.path {
-            ranges
-                .entry(id)
-                .and_modify(|(_, hi)| *hi = i)
-                .or_insert((i, i));
+            let id = id as usize;
+            if ranges.len() <= id {
+                ranges.resize(id + 1, NONE);
+            }
+            let r = &mut ranges[id];
+            if r.0 == usize::MAX {
+                r.0 = i;
+            }
+            r.1 = i;
         }
     }
     let mut order: Vec<(&u64, &RoleStat<'_>)> =
@@ -141,7 +149,10 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             // The highest element below the shared ancestors whose links are all free.
             let (id, range) = cm.path[top..]
                 .iter()
-                .filter_map(|id| ranges.get(id).map(|&r| (Some(*id), r)))
+                .filter_map(|&id| {
+                    let r = *ranges.get(id as usize)?;
+                    (r.0 != usize::MAX).then_some((Some(id), r))
+                })
                 .find(|&(_, (lo, hi))| {
                     grouped.range(lo..=hi).next().is_none() && !rivals.within(lo, hi, url)
                 })
@@ -220,17 +231,24 @@ impl<'a> Rivals<'a> {
 /// `…/tool-2.5.0.tar.gz`, `.zip` and `.tar.gz.asc`); `None` for a URL that names no file,
 /// or whose query names it (`show.asp?id=512` and `show.asp?id=513` are two notices).
 fn file_stem(url: &str) -> Option<&str> {
-    if url.contains('?') {
-        return None;
+    // One run over the bytes: no `?` anywhere; the last `/` before the fragment.
+    let (mut end, mut slash) = (None, None);
+    for (i, &c) in url.as_bytes().iter().enumerate() {
+        match c {
+            b'?' => return None,
+            b'#' if end.is_none() => end = Some(i),
+            b'/' if end.is_none() => slash = Some(i),
+            _ => {}
+        }
     }
-    let u = &url[..url.find('#').unwrap_or(url.len())];
-    let seg = u.rfind('/')? + 1;
+    let u = &url[..end.unwrap_or(url.len())];
+    let seg = slash? + 1;
     let mut stem = u;
-    while let Some(p) = stem[seg..].rfind('.') {
+    while let Some(p) = stem.as_bytes()[seg..].iter().rposition(|&c| c == b'.') {
         let ext = &stem[seg + p + 1..];
         if !(1..=4).contains(&ext.len())
             || !ext.starts_with(|c: char| c.is_ascii_alphabetic())
-            || !ext.chars().all(|c| c.is_ascii_alphanumeric())
+            || !ext.bytes().all(|c| c.is_ascii_alphanumeric())
         {
             break;
         }

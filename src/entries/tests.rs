@@ -370,3 +370,56 @@ proptest::proptest! {
         proptest::prop_assert!(ctx.iter().all(Option::is_some));
     }
 }
+
+/// [`file_stem`] as it was written with `str` searches, before it read bytes.
+fn file_stem_by_find(url: &str) -> Option<&str> {
+    if url.contains('?') {
+        return None;
+    }
+    let u = &url[..url.find('#').unwrap_or(url.len())];
+    let seg = u.rfind('/')? + 1;
+    let mut stem = u;
+    while let Some(p) = stem[seg..].rfind('.') {
+        let ext = &stem[seg + p + 1..];
+        if !(1..=4).contains(&ext.len())
+            || !ext.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !ext.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            break;
+        }
+        stem = &stem[..seg + p];
+    }
+    (stem.len() < u.len() && stem.len() > seg).then_some(stem)
+}
+
+#[test]
+fn file_stems_drop_the_extensions_of_the_last_segment() {
+    for (url, stem) in [
+        (
+            "https://h/d/tool-2.5.0.tar.gz",
+            Some("https://h/d/tool-2.5.0"),
+        ),
+        (
+            "https://h/d/tool-2.5.0.zip#top",
+            Some("https://h/d/tool-2.5.0"),
+        ),
+        ("https://h/d/report.pdf.asc", Some("https://h/d/report")),
+        ("https://h/show.asp?id=512", None),
+        ("https://h/a.b/page", None),
+        ("https://h/d/.profile", None),
+        ("https://h/d/x#frag/y.pdf", None),
+        ("https://h/d/v1.toolong", None),
+    ] {
+        assert_eq!(file_stem(url), stem, "{url}");
+        assert_eq!(file_stem(url), file_stem_by_find(url), "{url}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn file_stems_read_by_bytes_agree_with_str_searches(
+        url in "(https://h)?[a-z./#?é0-9]{0,16}"
+    ) {
+        proptest::prop_assert_eq!(file_stem(&url), file_stem_by_find(&url));
+    }
+}
