@@ -42,6 +42,7 @@ use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::titles::Titles;
 use super::urls::{ancestors, url_shape, UrlShape};
 use super::{group, moved_slots, url_kind, width, Structure};
 use crate::model::Link;
@@ -160,28 +161,6 @@ pub struct Decision {
     /// `block_of[i]`: the element that holds the entry of link `i` (`None` for a link
     /// standing alone): where the entry's summary, date and picture are read.
     pub block_of: Vec<Option<u32>>,
-}
-
-/// A title wide enough to name one entry (a date alone, "Read more" or a page number is
-/// not; those also stand more than once on a page, which the caller checks).
-fn distinctive(s: &str, min_width: usize) -> bool {
-    width(s) >= min_width
-}
-
-/// A title as identity compares it: its letters and digits, lower case.
-fn title_key(s: &str) -> String {
-    let mut key = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_ascii() {
-            // (`is_alphanumeric` and `to_lowercase` agree with their ASCII forms here.)
-            if c.is_ascii_alphanumeric() {
-                key.push(c.to_ascii_lowercase());
-            }
-        } else if c.is_alphanumeric() {
-            key.extend(c.to_lowercase());
-        }
-    }
-    key
 }
 
 /// Per role of main links: how many entries, how many hold content, title widths.
@@ -399,55 +378,6 @@ fn rich_list(r: &RoleStat, params: &Params) -> bool {
     r.rich as f64 >= params.rich_share * r.entries as f64
 }
 
-/// Identity by title: distinctive titles that stand once on each page, compared by their
-/// letters and digits only (a renaming that also rewrote "a:b c" as "a_b_c").
-struct Titles<'a> {
-    old: HashMap<String, (usize, &'a str)>,
-    keys: Vec<String>,
-    unique: Vec<bool>,
-    urls: HashSet<&'a str>,
-    min_width: usize,
-}
-
-impl<'a> Titles<'a> {
-    fn new(old: &'a [Link], links: &'a [Link], min_width: usize) -> Self {
-        let mut old_texts: HashMap<String, (usize, &str)> = HashMap::default();
-        for l in old {
-            let e = old_texts
-                .entry(title_key(&l.text))
-                .or_insert((0, l.url.as_str()));
-            e.0 += 1;
-        }
-        let keys: Vec<String> = links.iter().map(|l| title_key(&l.text)).collect();
-        let mut counts: HashMap<&str, usize> = HashMap::default();
-        for k in &keys {
-            *counts.entry(k).or_default() += 1;
-        }
-        let unique = keys.iter().map(|k| counts[k.as_str()] == 1).collect();
-        Self {
-            old: old_texts,
-            keys,
-            unique,
-            urls: links.iter().map(|l| l.url.as_str()).collect(),
-            min_width,
-        }
-    }
-
-    /// Link `i` is an entry of the last page that moved to a new URL: `Some(true)` when
-    /// its URL changed shape (another host, another path pattern: a new permalink
-    /// scheme), `Some(false)` when only its numbers changed, which is also what the next
-    /// instance of a recurring entry looks like (a weekly event, a monthly report).
-    fn moved(&self, links: &[Link], i: usize) -> Option<bool> {
-        let (l, k) = (&links[i], &self.keys[i]);
-        if !self.unique[i] || !distinctive(&l.text, self.min_width) {
-            return None;
-        }
-        let &(count, url) = self.old.get(k)?;
-        (count == 1 && url != l.url && !self.urls.contains(url))
-            .then(|| super::shape(url) != super::shape(&l.url))
-    }
-}
-
 /// Decides every link of a page. `is_seen(url)` says whether the watch saw a URL before
 /// (the last page's URLs count as seen whatever it answers). `baseline`: the first check.
 pub fn decide<E>(
@@ -467,7 +397,9 @@ pub fn decide<E>(
         }
     }
     let pager = moved_slots(prior.old, links);
-    let titles = Titles::new(prior.old, links, params.distinct_title_width);
+    // Built at the first unseen entry that asks (most checks find none).
+    let (titles, min_width) = (std::cell::OnceCell::new(), params.distinct_title_width);
+    let titles = || titles.get_or_init(|| Titles::new(prior.old, links, min_width));
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
     let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
@@ -513,7 +445,7 @@ pub fn decide<E>(
         } {
             Verdict::Seen
         } else if let Some(reshaped) = (structural == Verdict::Item)
-            .then(|| titles.moved(links, i))
+            .then(|| titles().moved(links, i))
             .flatten()
         {
             if !reshaped {

@@ -33,6 +33,7 @@ pub mod date;
 pub mod decide;
 pub mod hygiene;
 pub mod structure;
+mod titles;
 mod urls;
 
 use std::collections::BTreeSet;
