@@ -32,10 +32,10 @@
 //!   whole document, also to links before it.
 //!
 //! Here: the state, the text of links and title as chunks arrive, and the whitespace
-//! rules; the start and end tags are read in [`tags`]. Uses [`super::entities`] and
-//! [`super::hiding`].
+//! rules; the start and end tags are read in [`tags`]. Uses [`super::entities`],
+//! [`super::hiding`] and [`super::markup`]'s words.
 
-use super::markup::{Text, TextKind};
+use super::markup::{spaced_words, Text, TextKind};
 
 use super::entities;
 
@@ -355,6 +355,29 @@ fn breaks_words(gap: &str) -> bool {
 /// the reference extraction uses, does.
 pub(super) fn collapse_into(src: &str, dst: &mut String) {
     let mut pending_space = false;
+    // Words apart by one space come in one piece, copied whole when it fits.
+    for (piece, space) in spaced_words(src) {
+        if !piece.is_empty() {
+            if dst.len() + usize::from(pending_space) + piece.len() > MAX_TEXT_BYTES {
+                // It does not fit: what fits of it, a character at a time, and no more.
+                collapse_chars(piece, dst, pending_space);
+                return;
+            }
+            if pending_space {
+                dst.push(' ');
+                pending_space = false;
+            }
+            dst.push_str(piece);
+        }
+        if space {
+            pending_space = !dst.is_empty();
+        }
+    }
+}
+
+/// [`collapse_into`] a character at a time (`pending_space`: a space is due before the
+/// next character).
+fn collapse_chars(src: &str, dst: &mut String, mut pending_space: bool) {
     for c in src.chars() {
         if c == '\0' {
             continue;
@@ -371,5 +394,26 @@ pub(super) fn collapse_into(src: &str, dst: &mut String) {
             pending_space = false;
         }
         dst.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A piece of words at a time gives what a character at a time gives, up to the
+        /// cap and at it.
+        #[test]
+        fn collapsing_by_pieces_is_collapsing_by_characters(
+            s in "([a-c]{0,9}[ \t\n\u{0}\u{a0}\u{3000}\u{e9}]{0,2}){0,400}",
+            filled in 0usize..2100,
+        ) {
+            let start = "x".repeat(filled.min(MAX_TEXT_BYTES));
+            let (mut by_piece, mut by_char) = (start.clone(), start);
+            collapse_into(&s, &mut by_piece);
+            collapse_chars(&s, &mut by_char, false);
+            proptest::prop_assert_eq!(by_piece, by_char);
+        }
     }
 }
