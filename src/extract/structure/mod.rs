@@ -108,10 +108,10 @@ impl Tag {
         }
     }
 
-    fn as_str(&self) -> &str {
-        // Cut at a byte boundary, a long name may end inside a character: it then
-        // compares as "", equal to no tag name.
-        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    /// The name's bytes (compared as bytes: a name cut inside a character equals no
+    /// tag name compared here).
+    fn name(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
     }
 }
 
@@ -316,7 +316,7 @@ impl Tree {
     /// and only it leaves the stack: the elements opened inside it (a hidden `div`)
     /// stay open.
     fn close_anchor(&mut self) {
-        if let Some(pos) = self.stack.iter().rposition(|f| f.tag.as_str() == "a") {
+        if let Some(pos) = self.stack.iter().rposition(|f| f.tag.name() == b"a") {
             let id = self.stack[pos].id;
             self.blocks.close(id, self.next_id);
             if let Some(facts) = &mut self.facts {
@@ -333,13 +333,13 @@ impl Tree {
     /// implicit end tags of HTML.
     fn close_implicit(&mut self, tags: &[&str], barriers: &[&str]) {
         for i in (0..self.stack.len()).rev() {
-            let t = self.stack[i].tag.as_str();
-            if tags.contains(&t) {
+            let t = self.stack[i].tag.name();
+            if tags.iter().any(|n| n.as_bytes() == t) {
                 let id = self.stack[i].id;
                 self.close(id);
                 return;
             }
-            if barriers.contains(&t) {
+            if barriers.iter().any(|n| n.as_bytes() == t) {
                 return;
             }
         }
@@ -493,8 +493,8 @@ impl Tree {
         }
         let Some(top) = self.stack.last() else { return };
         if matches!(
-            top.tag.as_str(),
-            "script" | "style" | "template" | "noscript" | "title"
+            top.tag.name(),
+            b"script" | b"style" | b"template" | b"noscript" | b"title"
         ) {
             return;
         }
