@@ -86,10 +86,29 @@ pub(super) struct Words<'a> {
     join: bool,
 }
 
-/// An ASCII byte that belongs to a word: not whitespace, not NUL.
-fn word_byte(c: u8) -> bool {
-    c < 0x80 && !matches!(c, 0 | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
-}
+/// The classes of bytes [`Words`] reads: an ASCII byte of a word, the space, the other
+/// ASCII whitespace, NUL, and the bytes of characters beyond ASCII.
+const WORD: u8 = 0;
+const SPACE: u8 = 1;
+const WHITE: u8 = 2;
+const NUL: u8 = 3;
+const WIDE: u8 = 4;
+
+/// The class of each byte (see [`WORD`]).
+static CLASS: [u8; 256] = {
+    let mut t = [WIDE; 256];
+    let mut i = 0;
+    while i < 0x80 {
+        t[i] = match i as u8 {
+            0 => NUL,
+            b' ' => SPACE,
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => WHITE,
+            _ => WORD,
+        };
+        i += 1;
+    }
+    t
+};
 
 impl<'a> Iterator for Words<'a> {
     type Item = (&'a str, bool);
@@ -100,36 +119,32 @@ impl<'a> Iterator for Words<'a> {
             return None;
         }
         let bytes = s.as_bytes();
+        let class = |i: usize| bytes.get(i).map(|&c| CLASS[usize::from(c)]);
         let mut end = 0;
-        while let Some(&c) = bytes.get(end) {
-            let (sep, space) = if c < 0x80 {
-                match c {
-                    0 => (1, false),
-                    b' ' if self.join
-                        && end > 0
-                        && bytes.get(end + 1).is_some_and(|&n| word_byte(n)) =>
-                    {
-                        end += 2;
-                        continue;
-                    }
-                    b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ' => (1, true),
-                    _ => (0, false),
+        loop {
+            // The run of ASCII word bytes, a byte at a time.
+            while class(end) == Some(WORD) {
+                end += 1;
+            }
+            let (sep, space) = match class(end) {
+                None => break,
+                Some(SPACE) if self.join && end > 0 && class(end + 1) == Some(WORD) => {
+                    end += 2;
+                    continue;
                 }
-            } else {
-                match s[end..].chars().next() {
+                Some(SPACE | WHITE) => (1, true),
+                Some(NUL) => (1, false),
+                Some(_) => match s[end..].chars().next() {
                     Some(ch) if ch.is_whitespace() => (ch.len_utf8(), true),
                     Some(ch) => {
                         end += ch.len_utf8();
                         continue;
                     }
                     None => break,
-                }
+                },
             };
-            if sep > 0 {
-                self.rest = &s[end + sep..];
-                return Some((&s[..end], space));
-            }
-            end += 1;
+            self.rest = &s[end + sep..];
+            return Some((&s[..end], space));
         }
         self.rest = "";
         Some((s, false))
