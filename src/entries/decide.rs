@@ -42,7 +42,7 @@ use crate::hash::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::titles::Titles;
+use super::titles;
 use super::urls::{ancestors, url_shape, UrlShape};
 use super::{group, moved_slots, url_kind, width, Structure};
 use crate::model::Link;
@@ -397,9 +397,6 @@ pub fn decide<E>(
         }
     }
     let pager = moved_slots(prior.old, links);
-    // Built at the first unseen entry that asks (most checks find none).
-    let (titles, min_width) = (std::cell::OnceCell::new(), params.distinct_title_width);
-    let titles = || titles.get_or_init(|| Titles::new(prior.old, links, min_width));
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
     let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
@@ -445,7 +442,7 @@ pub fn decide<E>(
         } {
             Verdict::Seen
         } else if let Some(reshaped) = (structural == Verdict::Item)
-            .then(|| titles().moved(links, i))
+            .then(|| titles::moved(prior.old, links, i, params.distinct_title_width))
             .flatten()
         {
             if !reshaped {
