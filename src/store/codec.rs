@@ -7,8 +7,8 @@
 //! changes a page writes a delta, not the array. `5` is a deep watch's crawl state in
 //! binary (`crawl_codec.rs`), with the LEB128 numbers and strings defined here.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::model::Link;
 
@@ -34,7 +34,8 @@ const OP_INSERT: u8 = 1;
 
 /// `new` as a delta against `old` (what [`replay`] turns back into `new`).
 pub(crate) fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
-    let mut first: HashMap<(&str, &str), usize> = HashMap::with_capacity(old.len());
+    let mut first: HashMap<(&str, &str), usize> = HashMap::default();
+    first.reserve(old.len());
     for (i, l) in old.iter().enumerate() {
         first.entry((l.url.as_str(), l.text.as_str())).or_insert(i);
     }

@@ -6,7 +6,7 @@
 //! before it returns, so an item is never served before it is durable, and a crash at any
 //! moment loses no item that was already served.
 //!
-//! May use: analysis, config, model, schedule, state.
+//! May use: analysis, config, hash, model, schedule, state.
 
 mod backend;
 mod codec;
