@@ -27,7 +27,7 @@
 //!    (so no URL is ever an item twice, whichever page shows it), the pages' link
 //!    arrays and the crawl state ([`crate::model::crawl`], which the store persists).
 //!
-//! May use: analysis, config, cpu, diff, entries, extract, fetch, model, store.
+//! May use: analysis, config, cpu, diff, entries, extract, fetch, hash, model, store.
 
 pub mod focus;
 pub mod neardup;
@@ -35,7 +35,7 @@ mod page;
 pub mod template;
 pub mod trap;
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use url::Url;
 
@@ -185,8 +185,8 @@ impl Crawl {
             template,
             frontier: Frontier::new(order),
             tracking,
-            emitted: HashSet::new(),
-            observed: HashSet::new(),
+            emitted: HashSet::default(),
+            observed: HashSet::default(),
             seen: crate::store::SeenCache::default(),
             calendars: None,
             pages_out: Vec::new(),

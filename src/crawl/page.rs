@@ -2,7 +2,7 @@
 //! near-duplicate of another, and, for a known list, which of its new entries are items;
 //! and which of its links join the frontier.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use url::Url;
 
@@ -284,7 +284,7 @@ pub(super) fn new_page(cand: &Candidate, now: i64) -> PageState {
 /// A list page: one repeated structure (a role) holds at least `min` distinct URLs with
 /// text of their own.
 fn is_list(links: &[Link], ctx: &[Option<Context>], min: usize) -> bool {
-    let mut per_role: HashMap<u64, HashSet<&str>> = HashMap::new();
+    let mut per_role: HashMap<u64, HashSet<&str>> = HashMap::default();
     for (l, c) in links.iter().zip(ctx) {
         if let Some(c) = c.as_ref().filter(|c| c.has_text && !c.chrome) {
             per_role.entry(c.role).or_default().insert(l.url.as_str());
@@ -322,7 +322,7 @@ impl Crawl {
     fn calendars(&mut self) -> &mut HashMap<String, usize> {
         let pages = &self.state.pages;
         self.calendars.get_or_insert_with(|| {
-            let mut counts = HashMap::new();
+            let mut counts = HashMap::default();
             for url in pages.keys() {
                 if let Some(shape) = Url::parse(url).ok().as_ref().and_then(trap::calendar_shape) {
                     *counts.entry(shape).or_default() += 1;

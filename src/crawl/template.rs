@@ -15,7 +15,7 @@
 //! links differ from page to page. The sample is the [`SAMPLE_PAGES`] pages of the site
 //! fetched most recently (each once); nothing is learned from fewer than [`MIN_PAGES`].
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::entries::Context;
 pub use crate::model::crawl::Sample;
@@ -62,7 +62,7 @@ impl Sample {
         ctx: &[Option<Context>],
     ) {
         let page = url_hash(page_url);
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(hashes.len());
         for (i, &h) in hashes.iter().enumerate() {
             if seen.insert(h) {
@@ -93,10 +93,10 @@ impl Sample {
             return Template::default();
         }
         let need = ((share * n as f64).ceil() as usize).max(MIN_PAGES);
-        let mut link_pages: HashMap<u64, usize> = HashMap::new();
-        let mut role_pages: HashMap<u64, usize> = HashMap::new();
+        let mut link_pages: HashMap<u64, usize> = HashMap::default();
+        let mut role_pages: HashMap<u64, usize> = HashMap::default();
         for p in &self.pages {
-            let mut roles = HashSet::new();
+            let mut roles = HashSet::default();
             for &(h, r) in &p.links {
                 *link_pages.entry(h).or_default() += 1;
                 if r != 0 && roles.insert(r) {
@@ -110,7 +110,7 @@ impl Sample {
             .map(|(h, _)| h)
             .collect();
         // Blocks: frequent roles whose links are mostly template links.
-        let mut role_links: HashMap<u64, (usize, usize)> = HashMap::new();
+        let mut role_links: HashMap<u64, (usize, usize)> = HashMap::default();
         for p in &self.pages {
             for &(h, r) in &p.links {
                 if role_pages.get(&r).is_some_and(|&c| c >= need) {

@@ -3,7 +3,9 @@
 //! [`super`].
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
+
+use crate::hash::{HashMap, HashSet};
 
 pub use crate::model::crawl::Candidate;
 
@@ -93,8 +95,8 @@ impl Frontier {
         Self {
             order,
             heap: BinaryHeap::new(),
-            waiting: HashMap::new(),
-            done: HashSet::new(),
+            waiting: HashMap::default(),
+            done: HashSet::default(),
             counter: 0,
             cash_sum: 0.0,
         }
