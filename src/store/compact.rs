@@ -451,7 +451,7 @@ impl Store {
             .db
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        let config = super::open::sled_config(path, *cache_bytes);
+        let config = sled_config(path, *cache_bytes);
         let swapped = rename_in(path)
             .map_err(io_error)
             .and_then(|()| open_closed(&config).map_err(|e| StoreError::opening(path, e)));
@@ -563,6 +563,16 @@ fn clean_up(path: &Path) -> io::Result<()> {
     remove_dir_if_there(&old_dir(path))?;
     fs::remove_file(marker(path))?;
     sync_parent(path)
+}
+
+/// How the store's database is opened, at start, after a recovery and after a compaction:
+/// a page cache of `cache_bytes`, and sled flushing its log every 500 ms by itself (its
+/// default, which the commit relies on).
+pub(super) fn sled_config(path: &Path, cache_bytes: u64) -> sled::Config {
+    sled::Config::new()
+        .path(path)
+        .cache_capacity(cache_bytes)
+        .flush_every_ms(Some(500))
 }
 
 #[cfg(test)]

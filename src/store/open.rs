@@ -41,7 +41,7 @@ impl Store {
         cache_bytes: u64,
         policy: CompactPolicy,
     ) -> Result<Self, StoreError> {
-        let config = sled_config(path, cache_bytes);
+        let config = compact::sled_config(path, cache_bytes);
         let leftovers = |e: std::io::Error| StoreError::Open {
             path: path.to_path_buf(),
             source: sled::Error::Io(e),
@@ -94,7 +94,7 @@ impl Store {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         drop(slot.take());
-        let db = compact::open_closed(&sled_config(path, *cache_bytes))
+        let db = compact::open_closed(&compact::sled_config(path, *cache_bytes))
             .map_err(|e| StoreError::opening(path, e))?;
         *slot = Some(db);
         self.shared.health.reopened();
@@ -154,14 +154,4 @@ impl Store {
         }
         Ok(db)
     }
-}
-
-/// How the store's database is opened, at start, after a recovery and after a compaction:
-/// a page cache of `cache_bytes`, and sled flushing its log every 500 ms by itself (its
-/// default, which the commit relies on).
-pub(super) fn sled_config(path: &Path, cache_bytes: u64) -> sled::Config {
-    sled::Config::new()
-        .path(path)
-        .cache_capacity(cache_bytes)
-        .flush_every_ms(Some(500))
 }
