@@ -82,7 +82,7 @@ pub(super) fn spaced_words(s: &str) -> Words<'_> {
 /// The iterator of [`words`] and [`spaced_words`].
 pub(super) struct Words<'a> {
     rest: &'a str,
-    /// One ASCII space between two ASCII word bytes stays inside the piece.
+    /// A space after a word and before an ASCII byte of a word stays inside the piece.
     join: bool,
 }
 
