@@ -397,6 +397,7 @@ pub fn decide<E>(
         }
     }
     let pager = moved_slots(prior.old, links);
+    let titles = titles::Titles::new(prior.old, links, params.distinct_title_width);
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
     let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
@@ -442,7 +443,7 @@ pub fn decide<E>(
         } {
             Verdict::Seen
         } else if let Some(reshaped) = (structural == Verdict::Item)
-            .then(|| titles::moved(prior.old, links, i, params.distinct_title_width))
+            .then(|| titles.moved(i))
             .flatten()
         {
             if !reshaped {

@@ -1,8 +1,12 @@
 //! Identity by title (see [`super::decide`]): a new URL whose title is distinctive and
 //! stood once on the last page, under a URL now gone, is that entry moved.
 //!
-//! Uses [`super::urls`] (the shape of a URL) and the model's links.
+//! Uses [`super::urls`] (the shape of a URL), the crate's hash maps and the model's links.
 
+use std::cell::{Cell, OnceCell};
+use std::hash::{Hash, Hasher};
+
+use crate::hash::{HashMap, HashSet};
 use crate::model::Link;
 
 use super::width;
@@ -20,37 +24,134 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
         .flat_map(char::to_lowercase)
 }
 
-/// Link `i` of `links` is an entry of the last page (`old`) that moved to a new URL:
-/// its title is distinctive (at least `min_width` wide), it stands once on each page
-/// when compared by its letters and digits only (a renaming that also rewrote "a:b c"
-/// as "a_b_c"), and its old URL is gone from the page. `Some(true)` when its URL changed
-/// shape (another host, another path pattern: a new permalink scheme), `Some(false)`
-/// when only its numbers changed, which is also what the next instance of a recurring
-/// entry looks like (a weekly event, a monthly report).
-///
-/// The key is compared link by link as it is read, without building one per link: most
-/// titles differ from it at their first letter, and the question comes only for unseen
-/// entries, a few per check.
-pub(super) fn moved(old: &[Link], links: &[Link], i: usize, min_width: usize) -> Option<bool> {
-    let l = &links[i];
-    if !distinctive(&l.text, min_width) {
-        return None;
+/// Whether `t`'s key ([`key_chars`]) is `key`. An ASCII title is read a byte at a time
+/// and most stop at their first letter or digit.
+fn has_key(t: &str, key: &str) -> bool {
+    if t.is_ascii() {
+        let mut k = key.bytes();
+        for b in t.bytes().filter(u8::is_ascii_alphanumeric) {
+            if k.next() != Some(b.to_ascii_lowercase()) {
+                return false;
+            }
+        }
+        return k.next().is_none();
     }
-    let key: String = key_chars(&l.text).collect();
-    let same = |t: &str| key_chars(t).eq(key.chars());
-    if links
-        .iter()
-        .enumerate()
-        .any(|(j, m)| j != i && same(&m.text))
-    {
-        return None;
+    key_chars(t).eq(key.chars())
+}
+
+/// A title compared and hashed by its key ([`key_chars`]), without building the key.
+#[derive(Clone, Copy)]
+struct Key<'a>(&'a str);
+
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for c in key_chars(self.0) {
+            h.write_u32(u32::from(c));
+        }
     }
-    let mut on_old = old.iter().filter(|o| same(&o.text));
-    let url = on_old.next()?.url.as_str();
-    if on_old.next().is_some() || url == l.url || links.iter().any(|m| m.url == url) {
-        return None;
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        key_chars(self.0).eq(key_chars(other.0))
     }
-    Some(super::shape(url) != super::shape(&l.url))
+}
+
+impl Eq for Key<'_> {}
+
+/// How many questions are answered by reading the pages link by link before the index
+/// of every title is built: a check meets a few unseen entries, a redesign hundreds.
+const READ_THROUGH: usize = 4;
+
+/// Identity by title on one pair of pages: a new URL whose title is distinctive (at least
+/// `min_width` wide) and stands once on each page, compared by its letters and digits
+/// only (a renaming that also rewrote "a:b c" as "a_b_c"), its old URL gone from the
+/// page, is that entry moved.
+pub(super) struct Titles<'a> {
+    old: &'a [Link],
+    links: &'a [Link],
+    min_width: usize,
+    asked: Cell<usize>,
+    index: OnceCell<Index<'a>>,
+}
+
+/// Every title of both pages by its key, and the page's URLs.
+struct Index<'a> {
+    /// Per key: how many links of the new page have it.
+    new: HashMap<Key<'a>, usize>,
+    /// Per key: how many links of the last page have it, and the first one's URL.
+    old: HashMap<Key<'a>, (usize, &'a str)>,
+    urls: HashSet<&'a str>,
+}
+
+impl<'a> Titles<'a> {
+    pub(super) fn new(old: &'a [Link], links: &'a [Link], min_width: usize) -> Self {
+        Self {
+            old,
+            links,
+            min_width,
+            asked: Cell::new(0),
+            index: OnceCell::new(),
+        }
+    }
+
+    /// Link `i` is an entry of the last page that moved to a new URL: `Some(true)` when
+    /// its URL changed shape (another host, another path pattern: a new permalink
+    /// scheme), `Some(false)` when only its numbers changed, which is also what the next
+    /// instance of a recurring entry looks like (a weekly event, a monthly report).
+    ///
+    /// The first questions read the pages link by link, comparing each title with this
+    /// one as it reads it (most differ at their first letter); from the fifth on, an
+    /// index of every title answers, so a page of many unseen entries costs one pass.
+    pub(super) fn moved(&self, i: usize) -> Option<bool> {
+        let l = &self.links[i];
+        if !distinctive(&l.text, self.min_width) {
+            return None;
+        }
+        let key = Key(&l.text);
+        let url = if self.asked.get() < READ_THROUGH {
+            self.asked.set(self.asked.get() + 1);
+            // This title's key built once, each other title's read as it is compared.
+            let chars: String = key_chars(&l.text).collect();
+            let same = |t: &str| has_key(t, &chars);
+            let others = self.links.iter().enumerate();
+            if others.filter(|&(j, _)| j != i).any(|(_, m)| same(&m.text)) {
+                return None;
+            }
+            let mut on_old = self.old.iter().filter(|o| same(&o.text));
+            let url = on_old.next()?.url.as_str();
+            if on_old.next().is_some() || self.links.iter().any(|m| m.url == url) {
+                return None;
+            }
+            url
+        } else {
+            let index = self.index.get_or_init(|| Index::new(self.old, self.links));
+            let &(count, url) = index.old.get(&key)?;
+            if index.new.get(&key) != Some(&1) || count != 1 || index.urls.contains(url) {
+                return None;
+            }
+            url
+        };
+        (url != l.url).then(|| super::shape(url) != super::shape(&l.url))
+    }
+}
+
+impl<'a> Index<'a> {
+    fn new(old: &'a [Link], links: &'a [Link]) -> Self {
+        let mut new: HashMap<Key<'a>, usize> = HashMap::default();
+        for l in links {
+            *new.entry(Key(&l.text)).or_default() += 1;
+        }
+        let mut on_old: HashMap<Key<'a>, (usize, &'a str)> = HashMap::default();
+        for l in old {
+            on_old.entry(Key(&l.text)).or_insert((0, l.url.as_str())).0 += 1;
+        }
+        Self {
+            new,
+            old: on_old,
+            urls: links.iter().map(|l| l.url.as_str()).collect(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -73,10 +174,36 @@ mod tests {
     }
 
     #[test]
+    fn titles_have_the_key_of_their_letters_and_digits() {
+        let key = |s: &str| key_chars(s).collect::<String>();
+        for (a, b) in [
+            ("The Budget, 2024!", "the budget 2024"),
+            ("Ärger über Öl", "ärger-über-öl"),
+            ("Short", "Shorter"),
+            ("Shorter", "Short"),
+            ("a1", "A-1"),
+            ("", "!!"),
+        ] {
+            assert_eq!(has_key(a, &key(b)), key(a) == key(b), "{a:?} {b:?}");
+        }
+        assert!(!has_key("Abc", "abcd"));
+        assert!(!has_key("Abcd", "abc"));
+    }
+
+    #[test]
     fn keys_are_the_lower_case_letters_and_digits() {
         let key = |s: &str| key_chars(s).collect::<String>();
         assert_eq!(key("A:b c_D 12!"), "abcd12");
         assert_eq!(key("Ünïcode Straße 5"), "ünïcodestraße5");
+    }
+
+    /// `moved` as asked first (read link by link) and as asked later (by the index).
+    fn moved(old: &[Link], links: &[Link], i: usize, min_width: usize) -> Option<bool> {
+        let read = Titles::new(old, links, min_width).moved(i);
+        let indexed = Titles::new(old, links, min_width);
+        indexed.asked.set(READ_THROUGH);
+        assert_eq!(read, indexed.moved(i), "read through and indexed disagree");
+        read
     }
 
     #[test]
@@ -118,6 +245,34 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Read link by link or by the index, the answer is the same, on pages whose
+        /// titles and URLs repeat in every way.
+        #[test]
+        fn reading_through_and_the_index_agree(
+            old in proptest::collection::vec((0usize..6, 0usize..5), 0..8),
+            new in proptest::collection::vec((0usize..6, 0usize..5), 1..8),
+        ) {
+            const TEXTS: [&str; 6] = [
+                "Alpha beta gamma delta epsilon",
+                "alpha-beta: gamma delta epsilon!",
+                "Short",
+                "Zeta eta theta iota kappa lambda",
+                "Ärger über Ölpreise steigt weiter",
+                "ärger-über-ölpreise: steigt weiter",
+            ];
+            const URLS: [&str; 5] = [
+                "https://h/2024/05/a", "https://h/2024/06/a", "https://h/p/1", "https://h/p/2",
+                "https://g/x",
+            ];
+            let page = |v: &[(usize, usize)]| -> Vec<Link> {
+                v.iter().map(|&(t, u)| link(TEXTS[t], URLS[u])).collect()
+            };
+            let (old, new) = (page(&old), page(&new));
+            for i in 0..new.len() {
+                moved(&old, &new, i, 20);
+            }
+        }
+
         #[test]
         fn keys_are_the_letters_and_digits_lower_cased(s in "[ -~]{0,24}|.{0,12}") {
             proptest::prop_assert_eq!(key_chars(&s).collect::<String>(), key_by_chars(&s));
