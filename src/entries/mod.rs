@@ -345,20 +345,33 @@ pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str>
             .or_insert((0, l.url.as_str()));
         e.0 += 1;
     }
-    let mut new_texts: HashMap<&str, usize> = HashMap::default();
+    // Most links stand under their old URL: the new page's text counts and URLs are
+    // gathered only once a link does not.
+    let mut new_texts: Option<HashMap<&str, usize>> = None;
+    let mut new_urls: Option<HashSet<&str>> = None;
+    let mut candidates: Vec<&Link> = Vec::new();
     for l in new {
-        *new_texts.entry(l.text.as_str()).or_default() += 1;
+        let Some(&(count, url)) = old_texts.get(l.text.as_str()) else {
+            continue;
+        };
+        if l.text.is_empty() || count != 1 || url == l.url {
+            continue;
+        }
+        let counts = new_texts.get_or_insert_with(|| {
+            let mut counts: HashMap<&str, usize> = HashMap::default();
+            for l in new {
+                *counts.entry(l.text.as_str()).or_default() += 1;
+            }
+            counts
+        });
+        if counts.get(l.text.as_str()) != Some(&1) {
+            continue;
+        }
+        let urls = new_urls.get_or_insert_with(|| new.iter().map(|l| l.url.as_str()).collect());
+        if !urls.contains(url) && shape(url) == shape(&l.url) {
+            candidates.push(l);
+        }
     }
-    let new_urls: HashSet<&str> = new.iter().map(|l| l.url.as_str()).collect();
-    let candidates: Vec<&Link> = new
-        .iter()
-        .filter(|l| !l.text.is_empty() && new_texts.get(l.text.as_str()) == Some(&1))
-        .filter(|l| {
-            old_texts.get(l.text.as_str()).is_some_and(|&(count, url)| {
-                count == 1 && url != l.url && !new_urls.contains(url) && shape(url) == shape(&l.url)
-            })
-        })
-        .collect();
     // A pager moves as a block: one lone moved link (an "Add to calendar" whose target
     // carries a timestamp) is not taken for one.
     let mut per_shape: HashMap<String, usize> = HashMap::default();

@@ -423,3 +423,91 @@ proptest::proptest! {
         proptest::prop_assert_eq!(file_stem(&url), file_stem_by_find(&url));
     }
 }
+
+/// [`moved_slots`] as it was written, every map built before the first question.
+fn moved_slots_eager<'a>(old: &[Link], new: &'a [Link]) -> crate::hash::HashSet<&'a str> {
+    use crate::hash::{HashMap, HashSet};
+    let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::default();
+    for l in old {
+        old_texts
+            .entry(l.text.as_str())
+            .or_insert((0, l.url.as_str()))
+            .0 += 1;
+    }
+    let mut new_texts: HashMap<&str, usize> = HashMap::default();
+    for l in new {
+        *new_texts.entry(l.text.as_str()).or_default() += 1;
+    }
+    let new_urls: HashSet<&str> = new.iter().map(|l| l.url.as_str()).collect();
+    let candidates: Vec<&Link> = new
+        .iter()
+        .filter(|l| !l.text.is_empty() && new_texts.get(l.text.as_str()) == Some(&1))
+        .filter(|l| {
+            old_texts.get(l.text.as_str()).is_some_and(|&(count, url)| {
+                count == 1 && url != l.url && !new_urls.contains(url) && shape(url) == shape(&l.url)
+            })
+        })
+        .collect();
+    let mut per_shape: HashMap<String, usize> = HashMap::default();
+    for l in &candidates {
+        *per_shape.entry(shape(&l.url)).or_default() += 1;
+    }
+    candidates
+        .into_iter()
+        .filter(|l| per_shape.get(&shape(&l.url)).is_some_and(|&c| c >= 2))
+        .map(|l| l.text.as_str())
+        .collect()
+}
+
+#[test]
+fn a_pager_that_moved_as_a_block_is_found() {
+    let l = |t: &str, u: &str| Link {
+        text: t.into(),
+        url: u.into(),
+    };
+    let old = [
+        l("1", "https://h/list?before=500"),
+        l("2", "https://h/list?before=480"),
+        l("Story", "https://h/s/1"),
+        l("Add to calendar", "https://h/cal?t=100"),
+    ];
+    let new = [
+        l("1", "https://h/list?before=520"),
+        l("2", "https://h/list?before=500"),
+        l("Story", "https://h/s/1"),
+        l("Add to calendar", "https://h/cal?t=200"),
+    ];
+    // "1"'s old URL is still on the page (now under "2"), so only "2" moved, alone, and
+    // so did the calendar link, alone: a lone moved link is no pager.
+    assert!(moved_slots(&old, &new).is_empty());
+    let new = [
+        l("1", "https://h/list?before=540"),
+        l("2", "https://h/list?before=520"),
+        l("Story", "https://h/s/1"),
+    ];
+    let slots = moved_slots(&old, &new);
+    assert_eq!(slots.len(), 2);
+    assert!(slots.contains("1") && slots.contains("2"));
+    assert_eq!(slots, moved_slots_eager(&old, &new));
+}
+
+proptest::proptest! {
+    #[test]
+    fn moved_slots_gathered_on_demand_are_the_eager_ones(
+        old in proptest::collection::vec((0usize..4, 0usize..6), 0..10),
+        new in proptest::collection::vec((0usize..4, 0usize..6), 0..10),
+    ) {
+        const TEXTS: [&str; 4] = ["", "1", "2", "Next"];
+        const URLS: [&str; 6] = [
+            "https://h/l?p=1", "https://h/l?p=2", "https://h/l?p=3", "https://h/x/1",
+            "https://h/x/2", "https://g/l?p=4",
+        ];
+        let page = |v: &[(usize, usize)]| -> Vec<Link> {
+            v.iter()
+                .map(|&(t, u)| Link { text: TEXTS[t].into(), url: URLS[u].into() })
+                .collect()
+        };
+        let (old, new) = (page(&old), page(&new));
+        proptest::prop_assert_eq!(moved_slots(&old, &new), moved_slots_eager(&old, &new));
+    }
+}
