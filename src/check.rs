@@ -74,13 +74,21 @@ pub struct CheckReport {
     clippy::too_many_lines,
     reason = "one match over what a check can find, each arm a few lines"
 )]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of one check, passed through"
+)]
 /// The watch's next state and the record to commit, for an analysis or a failure.
+/// `read`: what the analysis read the last link array from
+/// ([`WatchHistory::take_read`]), so that the commit writes the new array against it
+/// without reading it again.
 pub fn settle(
     settings: &Settings<'_>,
     watch: &Watch,
     prev: &WatchState,
     result: Result<Analysis, Failure>,
     deep: Option<DeepOutcome>,
+    read: Option<LinksRead>,
     now: i64,
     duration_ms: u64,
 ) -> (WatchState, CheckRecord, CheckReport) {
@@ -165,7 +173,7 @@ pub fn settle(
                     // The commit writes the new array against the old one as read.
                     if c.previous_as_read {
                         record.earlier_links = Some(ReadLinks {
-                            read: None,
+                            read,
                             links: c.previous,
                         });
                     }
@@ -394,10 +402,7 @@ impl Own {
         let ms = end.started.elapsed().as_millis() as u64;
         let settings = self.rules.settings();
         let (mut state, mut record, mut report) =
-            settle(&settings, watch, prev, result, deep, now, ms);
-        if let Some(earlier) = &mut record.earlier_links {
-            earlier.read = end.read;
-        }
+            settle(&settings, watch, prev, result, deep, end.read, now, ms);
         // The server (429/503 Retry-After) or its robots.txt asked for a pause: the next
         // check comes no sooner, whatever the schedule says, and on PostgreSQL the host's
         // lease keeps the pause for whichever node holds the host next.
@@ -555,9 +560,7 @@ fn defer(
 }
 
 /// Settles a check's result into the watch's next state and commits it (unless
-/// `dry_run`): the common end of live checks and replays. `read`: what the analysis read
-/// the last link array from ([`WatchHistory::take_read`]), so that the commit writes the
-/// new array against it without reading it again, as a live check does.
+/// `dry_run`): the common end of live checks and replays; `read` as for [`settle`].
 #[allow(
     clippy::too_many_arguments,
     reason = "the parts of one check, passed through"
@@ -573,10 +576,8 @@ pub fn apply(
     dry_run: bool,
     read: Option<LinksRead>,
 ) -> Result<CheckReport, StoreError> {
-    let (state, mut record, report) = settle(settings, watch, prev, result, None, now, duration_ms);
-    if let Some(earlier) = &mut record.earlier_links {
-        earlier.read = read;
-    }
+    let (state, record, report) =
+        settle(settings, watch, prev, result, None, read, now, duration_ms);
     if !dry_run {
         store.commit_check(&watch.id, prev, &state, &record)?;
     }
