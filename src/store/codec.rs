@@ -7,9 +7,9 @@
 //! changes a page writes a delta, not the array. `5` is a deep watch's crawl state in
 //! binary (`crawl_codec.rs`), with the LEB128 numbers and strings defined here.
 
-use crate::hash::HashMap;
 use std::borrow::Cow;
 
+use crate::hash::HashMap;
 use crate::model::Link;
 
 pub const JSON_V1: u8 = 1;
