@@ -200,7 +200,14 @@ struct Lists<'a> {
 }
 
 impl<'a> Lists<'a> {
-    fn new(prior: &Prior<'_>, links: &'a [Link], st: &Structure, params: &Params) -> Self {
+    /// `old_text`: the last page's texts by URL.
+    fn new(
+        prior: &Prior<'_>,
+        old_text: &HashMap<&str, Vec<&str>>,
+        links: &'a [Link],
+        st: &Structure,
+        params: &Params,
+    ) -> Self {
         let ctx = &st.ctx;
         let entries = group(links, ctx);
         let ne = entries.main.len();
@@ -213,7 +220,6 @@ impl<'a> Lists<'a> {
             let url = links[i].url.as_str();
             two_urls[e] |= *first_url[e].get_or_insert(url) != url;
         }
-        let old_urls: HashSet<&str> = prior.old.iter().map(|l| l.url.as_str()).collect();
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
         let mut role_urls: HashSet<(u64, &str)> = HashSet::default();
         let mut rich_entry = vec![false; ne];
@@ -232,7 +238,7 @@ impl<'a> Lists<'a> {
             r.width += width(&links[m].text);
             let shape = entry_shape[e].insert(url_shape(&links[m].url));
             r.specific += usize::from(matches!(shape.2, 1..=4));
-            r.on_old += usize::from(old_urls.contains(links[m].url.as_str()));
+            r.on_old += usize::from(old_text.contains_key(links[m].url.as_str()));
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
             }
@@ -389,15 +395,6 @@ pub fn decide<E>(
     is_seen: &mut dyn FnMut(&str) -> Result<bool, E>,
 ) -> Result<Decision, E> {
     let ctx = &st.ctx;
-    let lists = Lists::new(prior, links, st, params);
-    if tracing::enabled!(tracing::Level::TRACE) {
-        for (i, &e) in lists.entries.entry_of.iter().enumerate() {
-            let main = &links[lists.entries.main[e]].url;
-            tracing::trace!(link = %links[i].url, text = %links[i].text, entry = e, %main, "entry");
-        }
-    }
-    let pager = moved_slots(prior.old, links);
-    let titles = titles::Titles::new(prior.old, links, params.distinct_title_width);
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
     let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
@@ -407,6 +404,15 @@ pub fn decide<E>(
             .or_default()
             .push(l.text.as_str());
     }
+    let lists = Lists::new(prior, &old_text, links, st, params);
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for (i, &e) in lists.entries.entry_of.iter().enumerate() {
+            let main = &links[lists.entries.main[e]].url;
+            tracing::trace!(link = %links[i].url, text = %links[i].text, entry = e, %main, "entry");
+        }
+    }
+    let pager = moved_slots(prior.old, links);
+    let titles = titles::Titles::new(prior.old, links, params.distinct_title_width);
 
     // The verdict of each place, and the entries of entry lists (for a backfill).
     let mut place = vec![Verdict::Seen; links.len()];
