@@ -14,16 +14,28 @@
 #   for v in $(seq -w 0 40); do curl -s http://127.0.0.1:8977/site/0/ -o DIR/v0$v.html; done
 # BIN defaults to target/release/sitefeed. Needs valgrind (Debian's package).
 set -eu
+if [ $# -lt 2 ]; then
+  echo "usage: sh bench/replay_count.sh DIR BASE_URL [BIN...]" >&2
+  exit 2
+fi
 DIR=$1
 BASE=$2
 shift 2
+if ! ls "$DIR"/*.html >/dev/null 2>&1; then
+  echo "replay_count: no snapshots (*.html) in $DIR" >&2
+  exit 2
+fi
+command -v valgrind >/dev/null || { echo "replay_count: valgrind is not installed" >&2; exit 2; }
 [ $# -gt 0 ] || set -- target/release/sitefeed
 OUT=${OUT:-/tmp/sitefeed-replay-count}
 mkdir -p "$OUT"
 for BIN in "$@"; do
   name=$(basename "$BIN")
-  valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.cg" \
-    "$BIN" replay "$DIR"/*.html --base-url "$BASE" >"$OUT/$name.items" 2>"$OUT/$name.log"
+  if ! valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.cg" \
+    "$BIN" replay "$DIR"/*.html --base-url "$BASE" >"$OUT/$name.items" 2>"$OUT/$name.log"; then
+    echo "replay_count: $BIN failed, see $OUT/$name.log" >&2
+    exit 1
+  fi
   # The replay's thread: everything under the replay loop, not sled's background threads.
   steps=$(callgrind_annotate --inclusive=yes "$OUT/$name.cg" 2>/dev/null |
     awk '/sitefeed::offline::replay_steps/ { gsub(",", "", $1); print $1; exit }')
