@@ -86,6 +86,7 @@ mod hiding;
 pub mod links;
 mod lol;
 mod markup;
+mod names;
 pub mod page;
 mod resolve;
 mod scan;

@@ -18,7 +18,7 @@
 //!
 //! Beside this file: the visible text ([`text`]) and the roles of links ([`role`]). Uses
 //! [`super::markup`]'s tags and text, [`super::links`] (what breaks words),
-//! [`super::hiding`] (what hides) and [`super::facts`].
+//! [`super::hiding`] (what hides), [`super::names`] (sets of tag names) and [`super::facts`].
 
 mod role;
 mod text;
@@ -30,6 +30,7 @@ use super::markup::{Tag as StartTag, Text as Piece, TextKind};
 use super::facts::Facts;
 use super::hiding::{hides_text, Attrs};
 use super::links;
+use super::names::NameSets;
 use role::{fnv, refine_roles, signature, FNV_SEED};
 use text::Text;
 
@@ -247,6 +248,13 @@ const BLOCKS: &[&str] = &[
     "ul",
 ];
 
+/// [`BLOCKS`] and [`links::BREAKING_ELEMENTS`] in one table: a start tag asks both.
+static KINDS: NameSets = NameSets::new(&[(BLOCKS, BLOCK), (links::BREAKING_ELEMENTS, BREAKS)]);
+/// The bit of [`BLOCKS`] in [`KINDS`].
+const BLOCK: u8 = 1;
+/// The bit of [`links::BREAKING_ELEMENTS`] in [`KINDS`].
+const BREAKS: u8 = 2;
+
 impl Tree {
     /// A tree that collects the page's visible text too when `with_text`, and the
     /// facts of entry content when `with_facts`.
@@ -349,6 +357,7 @@ impl Tree {
     /// it has an end tag (then [`Tree::close`] must run at that end tag), whether that end
     /// tag separates words, and the index of the anchor it opened, if it is a link.
     pub(super) fn on_element(&mut self, el: &StartTag<'_>, tag: &str, attrs: &Attrs) -> Opened {
+        let kind = KINDS.get(tag);
         match tag {
             "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
             "dt" | "dd" => self.close_implicit(&["dt", "dd"], &["dl"]),
@@ -356,7 +365,7 @@ impl Tree {
             "td" | "th" => self.close_implicit(&["td", "th"], &["tr", "table"]),
             "option" => self.close_implicit(&["option"], &["select", "datalist"]),
             "a" => self.close_anchor(),
-            t if BLOCKS.contains(&t) => {
+            _ if kind & BLOCK != 0 => {
                 self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]);
             }
             _ => {}
@@ -381,7 +390,7 @@ impl Tree {
         }
         let texts = self.text.is_some() || self.facts.is_some();
         let hidden = texts && (parent.is_some_and(|p| p.hidden) || hides_text(attrs, tag));
-        let breaks = texts && links::BREAKING_ELEMENTS.contains(&tag);
+        let breaks = texts && kind & BREAKS != 0;
         if breaks {
             self.split();
         }
