@@ -8,6 +8,9 @@ use super::{FetchError, Fetcher};
 /// A body must deliver at least this many bytes per stall window.
 pub const STALL_MIN_BYTES: usize = 1024;
 
+/// At most this much room is taken for a body before it arrives.
+const PREALLOC_MAX: u64 = 256 * 1024;
+
 impl Fetcher {
     /// Reads a body: at most `cap` bytes after decompression (more is an error, or with
     /// `truncate` is dropped), and at least [`STALL_MIN_BYTES`] per stall window.
@@ -22,7 +25,10 @@ impl Fetcher {
         }
         let stall = self.cfg().stall_timeout;
         let cap = usize::try_from(cap).unwrap_or(usize::MAX);
-        let mut body = Vec::new();
+        // Room for the body the server announces (up to a bound, as the announcement
+        // may be false), so a page is not copied again each time the vector grows.
+        let announced = resp.content_length().unwrap_or(0).min(PREALLOC_MAX);
+        let mut body = Vec::with_capacity(usize::try_from(announced).unwrap_or(0).min(cap));
         let mut window = Instant::now() + stall;
         let mut window_bytes = 0;
         loop {
