@@ -62,8 +62,8 @@ pub(super) fn is_space(b: u8) -> bool {
 /// in the kept text) or not (a NUL, which is dropped so the runs on either side join, or
 /// the end). A run may be empty (the text starts with a separator, or a NUL stands next
 /// to one); ASCII whitespace right after whitespace belongs to the same gap, so no empty
-/// run stands between them. ASCII is read a byte at a time; other characters are decoded
-/// only to ask whether they are whitespace.
+/// run stands between them. Plain ASCII is read eight bytes at a time, other ASCII a byte
+/// at a time; other characters are decoded only to ask whether they are whitespace.
 pub(super) fn words(s: &str) -> Words<'_> {
     Words {
         rest: s,
@@ -151,13 +151,13 @@ impl<'a> Iterator for Words<'a> {
             };
             // A run of whitespace is one separator: the empty runs inside it would
             // change nothing for a collector, and indentation is most of a page's text.
-            let mut sep = end + sep;
+            let mut next = end + sep;
             if space {
-                while matches!(class(sep), Some(SPACE | WHITE)) {
-                    sep += 1;
+                while matches!(class(next), Some(SPACE | WHITE)) {
+                    next += 1;
                 }
             }
-            self.rest = &s[sep..];
+            self.rest = &s[next..];
             return Some((&s[..end], space));
         }
         self.rest = "";
