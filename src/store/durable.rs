@@ -27,6 +27,7 @@
 //! May use: model.
 
 use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 
 use super::{Batch, Shared, Store, StoreError};
@@ -168,7 +169,15 @@ impl Groups {
             for q in queue {
                 batch.append(q.batch);
             }
-            let result = write(batch, served);
+            // A panic in the database must not leave the writer marked at work, and
+            // every check after it waiting: it fails this group instead.
+            let result =
+                catch_unwind(AssertUnwindSafe(|| write(batch, served))).unwrap_or_else(|_| {
+                    Err(StoreError::Group {
+                        why: "the store's writer failed unexpectedly".into(),
+                        full: false,
+                    })
+                });
             let mut inner = self.lock();
             inner.ended = number;
             if let Err(e) = result {
@@ -467,6 +476,18 @@ mod tests {
         s.settled(&watch("http://b.example/").id)
             .await
             .expect("settled");
+    }
+
+    #[test]
+    fn a_panic_while_writing_fails_the_group_and_the_writer_goes_on() {
+        let (s, ws) = with_watches(&["http://a.example/"]);
+        hold(&s);
+        let d = commit(&s, &ws[0], 100, Some("http://a.example/1"));
+        write_now(&s, &|_, _| panic!("the database broke"));
+        assert!(s.wait_durable(d).is_err());
+        assert!(!s.shared.groups.lock().running, "not left at work");
+        let again = commit(&s, &ws[0], 200, Some("http://a.example/2"));
+        s.wait_durable(again).expect("the next group is written");
     }
 
     #[tokio::test]
