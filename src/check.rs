@@ -18,7 +18,7 @@ use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
 use crate::state::WatchState;
-use crate::store::{CheckRecord, Durable, LinksRead, ReadLinks, Store, StoreError, WatchHistory};
+use crate::store::{CheckRecord, LinksRead, ReadLinks, Store, StoreError, WatchHistory};
 
 /// The service-wide rules a check follows, besides the watch's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -301,11 +301,11 @@ pub async fn run(
             raw_fingerprint: None,
             validators: None,
         }),
-        Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run).await,
+        Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run),
         Ok(FetchOutcome::Page(page)) if crawl.is_none() => {
-            // A plain watch: the analysis and the end of the check (its commit) in one
-            // go on the CPU pool, off the async workers; its group commit is waited for here.
-            let (state, report, durable) = crate::cpu::run(move || {
+            // A plain watch: the analysis and the end of the check (whose commit waits
+            // for the disk) in one go on the CPU pool, off the async workers.
+            let (state, report) = crate::cpu::run(move || {
                 let input = crate::crawl::root_input(&page, None, &own.rules.tracking);
                 let history = own.store.history(&own.watch.id);
                 let a = analyse_history(&history, &own.watch, &own.prev, &input, now)?;
@@ -313,7 +313,6 @@ pub async fn run(
                 own.finish(a.map_err(Failure::Page), None, now, end)
             })
             .await?;
-            store.durable(durable).await?;
             return Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await);
         }
         Ok(FetchOutcome::Page(page)) => {
@@ -338,10 +337,8 @@ pub async fn run(
         }
         _ => None,
     };
-    // The end of the check writes to the store: on the CPU pool too.
-    let (state, report, durable) =
-        crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
-    store.durable(durable).await?;
+    // The end of the check waits for the disk: on the CPU pool too.
+    let (state, report) = crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
     Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await)
 }
 
@@ -393,15 +390,14 @@ struct Own {
 
 impl Own {
     /// The end of a check: settles its result into the watch's next state and commits
-    /// it (unless `end.dry_run`). Returns the state, the report and what the commit
-    /// waits for before the check may end (its group commit, shared with other checks).
+    /// it (unless `end.dry_run`). Returns the state and the report.
     fn finish(
         &self,
         result: Result<Analysis, Failure>,
         deep: Option<DeepOutcome>,
         now: i64,
         end: End,
-    ) -> Result<(WatchState, CheckReport, Durable), StoreError> {
+    ) -> Result<(WatchState, CheckReport), StoreError> {
         let (watch, prev) = (&self.watch, &self.prev);
         let ms = end.started.elapsed().as_millis() as u64;
         let settings = self.rules.settings();
@@ -415,12 +411,10 @@ impl Own {
             report.next_check = state.next_check;
             record.host_pause = Some(wait);
         }
-        let durable = if end.dry_run {
-            Durable::NOW
-        } else {
-            (self.store).commit_check_deferred(&watch.id, prev, &state, &record)?
-        };
-        Ok((state, report, durable))
+        if !end.dry_run {
+            self.store.commit_check(&watch.id, prev, &state, &record)?;
+        }
+        Ok((state, report))
     }
 }
 
@@ -543,7 +537,7 @@ fn secs(d: std::time::Duration) -> i64 {
 /// A check the fetcher did not even try (its host is busy or asked for a pause): not a
 /// failure of the watch, so its status, error count and schedule state stay as they are;
 /// only the next check moves to when the host should have time.
-async fn defer(
+fn defer(
     store: &Store,
     watch: &Watch,
     prev: &WatchState,
@@ -555,9 +549,7 @@ async fn defer(
     let mut state = prev.clone();
     state.next_check = now + wait;
     if !dry_run {
-        let durable =
-            store.commit_check_deferred(&watch.id, prev, &state, &CheckRecord::default())?;
-        store.durable(durable).await?;
+        store.commit_check(&watch.id, prev, &state, &CheckRecord::default())?;
     }
     Ok(CheckReport {
         error: Some(d.to_string()),

@@ -146,7 +146,7 @@ async fn items(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<ItemJson>>, ApiError> {
     let w = find(&app, &id)?;
-    let items = app.items(&w.id, app.config().feed.max_items).await?;
+    let items = app.items(&w.id, app.config().feed.max_items)?;
     Ok(Json(items.iter().map(ItemJson::from).collect()))
 }
 

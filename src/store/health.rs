@@ -38,10 +38,7 @@ impl StoreError {
     /// Whether this error means the storage refuses writes (a full disk, an I/O error),
     /// as opposed to a bad record or a missing watch.
     pub fn is_storage(&self) -> bool {
-        matches!(
-            self,
-            Self::Db(_) | Self::Closed | Self::Pg(_) | Self::Group { .. }
-        )
+        matches!(self, Self::Db(_) | Self::Closed | Self::Pg(_))
     }
 
     /// Whether this error means the disk (or quota) is full.
@@ -53,7 +50,6 @@ impl StoreError {
                     || e.to_string().contains("No space left")
                     || e.to_string().contains("quota exceeded")
             }
-            Self::Group { full, .. } => *full,
             _ => false,
         }
     }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-use super::{decode, encode, keys, Batch, Store, StoreError, ITEMS_KEPT};
+use super::{decode, encode, keys, Store, StoreError, ITEMS_KEPT};
 use crate::model::{Item, WatchId};
 
 /// Items always kept one by one.
@@ -134,7 +134,7 @@ impl Store {
             return Err(StoreError::NoWatch(id.clone()));
         };
         let db = self.db()?;
-        let mut batch = Batch::default();
+        let mut batch = sled::Batch::default();
         let by_id: HashMap<&str, &str> = contents
             .iter()
             .map(|(i, c)| (i.as_str(), c.as_str()))
@@ -177,7 +177,7 @@ impl Store {
         if added {
             self.bump_feed(&mut batch, id, &state)?;
         }
-        db.apply_batch(batch.into_sled())?;
+        db.apply_batch(batch)?;
         db.flush()?;
         Ok(())
     }
@@ -212,7 +212,7 @@ impl Store {
     /// window (packed or not, however it got there), and the packing of old items.
     pub(super) fn put_items(
         &self,
-        batch: &mut Batch,
+        batch: &mut sled::Batch,
         id: &WatchId,
         seq: u64,
         new: &[Item],

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::{codec, keys, Batch, Store, StoreError};
+use super::{codec, keys, Store, StoreError};
 use crate::model::{Link, WatchId};
 
 /// Deltas kept before the array is written whole again.
@@ -119,7 +119,7 @@ impl Store {
     /// `earlier`: the array as this check read it, if it did.
     pub(super) fn put_links(
         &self,
-        batch: &mut Batch,
+        batch: &mut sled::Batch,
         id: &WatchId,
         new: &[Link],
         earlier: Option<&ReadLinks>,
@@ -148,7 +148,11 @@ impl Store {
     }
 
     /// Adds the removal of the stored link array of `id` to `batch`.
-    pub(super) fn remove_links(&self, batch: &mut Batch, id: &WatchId) -> Result<(), StoreError> {
+    pub(super) fn remove_links(
+        &self,
+        batch: &mut sled::Batch,
+        id: &WatchId,
+    ) -> Result<(), StoreError> {
         batch.remove(keys::watch_key(keys::LINKS, id));
         for k in self
             .db()?

@@ -2,19 +2,16 @@
 //!
 //! One sled tree holds watches, their check state, their last link array, their items,
 //! the URLs each watch has seen and the due index (layout in `keys.rs`). A check's
-//! results are written by [`Store::commit_check`] in one atomic batch; what a feed shows
-//! of them is flushed to disk before the check ends and before a reader of the watch's
-//! items serves it (`durable.rs`: the checks that end together share one batch and one
-//! flush), so a crash at any moment loses no item that was already served.
+//! results are written by [`Store::commit_check`] in one atomic batch and flushed to disk
+//! before it returns, so an item is never served before it is durable, and a crash at any
+//! moment loses no item that was already served.
 //!
 //! May use: analysis, config, hash, model, schedule, state.
 
 mod backend;
-mod batch;
 mod codec;
 mod compact;
 mod crawl_codec;
-mod durable;
 mod edits;
 mod gate;
 mod health;
@@ -30,7 +27,6 @@ pub mod transfer;
 
 pub use backend::NodeLimits;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
-pub use durable::Durable;
 pub use links::{LinksRead, ReadLinks};
 pub use seen::SeenCache;
 pub use stamp::Usage;
@@ -40,8 +36,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use serde::{de::DeserializeOwned, Serialize};
-
-use batch::Batch;
 
 use crate::model::{Link, Status, Watch, WatchId};
 use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
@@ -79,10 +73,6 @@ pub enum StoreError {
     Closed,
     #[error("database error: {0}")]
     Pg(String),
-    /// The group commit that held this check's batch failed (`durable.rs`); `full`: for
-    /// want of space.
-    #[error("{why}")]
-    Group { why: String, full: bool },
     #[error("the lease on host {host} moved to another node: this node's check is not saved")]
     LeaseLost { host: String },
     #[error("host {host} is being checked by another node ({holder}): try again when it lets the host go (within the lease time)")]
@@ -124,8 +114,6 @@ struct Shared {
     /// closes it (`compact.rs`).
     gate: gate::Gate,
     compaction: compact::Compaction,
-    /// The group commit: the checks' batches, written together (`durable.rs`).
-    groups: Arc<durable::Groups>,
     /// Items kept per watch, the newest (`feed.max_items`; `items.rs`).
     items_kept: std::sync::atomic::AtomicU64,
 }
@@ -213,8 +201,8 @@ impl Store {
         self.shared.health.guard(|| self.remove_watch_unguarded(id))
     }
 
-    /// Writes a check's results (`commit_check_unguarded`), waits until they are written
-    /// (on disk when a feed shows them); a storage failure is recorded in its health.
+    /// Writes a check's results (see `commit_check_unguarded`); a storage failure is
+    /// recorded in the store's health.
     pub fn commit_check(
         &self,
         id: &WatchId,
@@ -222,23 +210,8 @@ impl Store {
         state: &WatchState,
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
-        let durable = self.commit_check_deferred(id, prev, state, record)?;
-        self.wait_durable(durable)
-    }
-
-    /// [`Store::commit_check`] without the wait: the results are queued for the next group
-    /// commit, written once the returned [`Durable`] has been waited for (readers of the
-    /// watch's items wait for it too, [`Store::settled`]).
-    pub fn commit_check_deferred(
-        &self,
-        id: &WatchId,
-        prev: &WatchState,
-        state: &WatchState,
-        record: &CheckRecord,
-    ) -> Result<Durable, StoreError> {
         if let Some(pg) = &self.pg {
-            pg.commit_check(id, prev, state, record, self.items_kept())?;
-            return Ok(Durable::NOW);
+            return pg.commit_check(id, prev, state, record, self.items_kept());
         }
         self.shared
             .health
@@ -269,12 +242,12 @@ impl Store {
             .compare_and_swap(&wkey, None as Option<&[u8]>, Some(encode(watch)))?
             .is_ok();
         if added {
-            let mut batch = Batch::default();
+            let mut batch = sled::Batch::default();
             batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
             batch.insert(keys::due(state.next_check, &watch.id), &[]);
             Self::put_index(&mut batch, watch, state);
             self.bump_feed(&mut batch, &watch.id, state)?;
-            self.db()?.apply_batch(batch.into_sled())?;
+            self.db()?.apply_batch(batch)?;
             self.db()?.flush()?;
         }
         Ok(added)
@@ -386,7 +359,7 @@ impl Store {
                 .remove(keys::watch_key(keys::WATCH, id))?
                 .is_some());
         };
-        let mut batch = Batch::default();
+        let mut batch = sled::Batch::default();
         batch.remove(keys::due(state.next_check, id));
         for kind in keys::PER_WATCH {
             batch.remove(keys::watch_key(kind, id));
@@ -396,22 +369,21 @@ impl Store {
                 batch.remove(k?);
             }
         }
-        self.db()?.apply_batch(batch.into_sled())?;
+        self.db()?.apply_batch(batch)?;
         self.db()?.flush()?;
         Ok(true)
     }
 
-    /// Queues a check's results and the watch's new state, one atomic batch, for the
-    /// next group commit (`durable.rs`): the returned [`Durable`] is the group to wait
-    /// for, after which they are written, and on disk when a feed shows them (new items,
-    /// edits, the watch's facts). `prev` is the state the check started from.
+    /// Writes a check's results and the watch's new state in one atomic batch, and
+    /// flushes it to disk when it holds new items (so nothing is served before it is
+    /// durable). `prev` is the state the check started from.
     fn commit_check_unguarded(
         &self,
         id: &WatchId,
         prev: &WatchState,
         state: &WatchState,
         record: &CheckRecord,
-    ) -> Result<Durable, StoreError> {
+    ) -> Result<(), StoreError> {
         // The check log and the baseline time are derived here, so every check that
         // commits is logged whichever path produced it.
         let Some(watch) = self.watch(id)? else {
@@ -436,7 +408,7 @@ impl Store {
         });
         state.recent_checks.truncate(RECENT_CHECKS);
         let state = &state;
-        let mut batch = Batch::default();
+        let mut batch = sled::Batch::default();
         // A paused watch is never in the due index (a check by hand still commits).
         if prev.next_check != state.next_check || watch.options.paused {
             batch.remove(keys::due(prev.next_check, id));
@@ -492,11 +464,16 @@ impl Store {
             &record.new_items,
             &record.retitled,
         )?;
-        // Written with the checks that end meanwhile, flushed when a feed shows any of
-        // them. A group without (new link arrays, pages, seen sets, schedules) reaches the
-        // disk with sled's own flush within 500 ms: a crash before makes the next check
-        // compare with the array before, which holds every item served, so none twice.
-        Ok(self.shared.groups.submit(self, id, batch, served))
+        self.db()?.apply_batch(batch)?;
+        // Durable before a feed can show it. The rest (a new link array, a deep watch's
+        // pages, the seen set, the schedule) reaches the disk with sled's own flush within
+        // half a second: a crash before that makes the next check compare the page with
+        // the array before, whose URLs include every item served so far, so nothing is
+        // emitted twice.
+        if served {
+            self.db()?.flush()?;
+        }
+        Ok(())
     }
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.

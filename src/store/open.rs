@@ -21,7 +21,6 @@ impl Shared {
             health: health::Health::default(),
             gate: gate::Gate::default(),
             compaction,
-            groups: Arc::default(),
             items_kept: std::sync::atomic::AtomicU64::new(crate::model::DEFAULT_ITEMS_KEPT),
         }
     }

@@ -54,7 +54,7 @@ mod bucket;
 use bucket::{bucket_hashes, bucket_seq, corrupt, old_hash, Bucket};
 pub(super) use bucket::{Hash, Stamp};
 
-use super::{keys, Batch, Store, StoreError};
+use super::{keys, Store, StoreError};
 use crate::model::WatchId;
 
 /// Checks a URL must have been gone before it may be forgotten.
@@ -85,7 +85,7 @@ struct Part {
 /// while no other write to the watch's seen set runs between the read of `seq` and the
 /// batch: the commits and edits of a watch hold its lock, as for its items' sequence.
 pub(super) fn put(
-    batch: &mut Batch,
+    batch: &mut sled::Batch,
     id: &WatchId,
     seq: u32,
     hashes: Vec<Hash>,
@@ -198,7 +198,7 @@ impl Store {
     /// of the last checks. Returns the number the next new bucket takes.
     pub(super) fn sweep_seen(
         &self,
-        batch: &mut Batch,
+        batch: &mut sled::Batch,
         id: &WatchId,
         now: i64,
         checks: u64,
@@ -312,7 +312,12 @@ impl Store {
 /// URL too, so the URL is kept at least as long. A bucket is rewritten for it only when
 /// at least an eighth of its keys go (or all: then it is removed), which bounds both the
 /// copies kept and the rewrites.
-fn drop_superseded(batch: &mut Batch, id: &WatchId, live: &mut Vec<Part>, expired: &mut Vec<Part>) {
+fn drop_superseded(
+    batch: &mut sled::Batch,
+    id: &WatchId,
+    live: &mut Vec<Part>,
+    expired: &mut Vec<Part>,
+) {
     // For each URL, the bucket holding it with the latest departure (by check count,
     // then time, then number): that departure and the bucket's place in this order.
     let order = |p: &Part| (p.bucket.last.checks, p.bucket.last.minutes, p.seq);
@@ -388,7 +393,7 @@ fn groups(parts: Vec<Part>, span: Option<u64>) -> Vec<Vec<Part>> {
 /// Adds to `batch` one group of parts as one bucket (under the lowest number among them,
 /// or `next` when none has one) and the removal of the rest. Returns the next free number.
 fn write_group(
-    batch: &mut Batch,
+    batch: &mut sled::Batch,
     id: &WatchId,
     group: Vec<Part>,
     next: u32,

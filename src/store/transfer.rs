@@ -7,7 +7,7 @@
 use crate::model::crawl::CrawlState;
 use crate::model::{Item, Watch, WatchId};
 
-use super::{encode, keys, Batch, Store, StoreError};
+use super::{encode, keys, Store, StoreError};
 use crate::state::WatchState;
 
 /// Everything stored for one watch, in backend-neutral form.
@@ -173,7 +173,7 @@ impl Transfer for Store {
             return pg.import(d);
         }
         let id = &d.watch.id;
-        let mut batch = Batch::default();
+        let mut batch = sled::Batch::default();
         batch.insert(keys::watch_key(keys::WATCH, id), encode(&d.watch));
         batch.insert(keys::watch_key(keys::STATE, id), encode(&d.state));
         if !d.watch.options.paused {
@@ -218,7 +218,7 @@ impl Transfer for Store {
             batch.insert(k, l.as_slice());
         }
         let db = self.db()?;
-        db.apply_batch(batch.into_sled())?;
+        db.apply_batch(batch)?;
         db.flush()?;
         Ok(())
     }
