@@ -11,7 +11,15 @@
 #include <unistd.h>
 #include <dlfcn.h>
 #include <stdlib.h>
-static unsigned delay_us(void) { const char *e = getenv("SLOWSYNC_US"); return e ? (unsigned)atoi(e) : 2000; }
+/* The delay: SLOWSYNC_US when it is a number below one second, else 2000. */
+static useconds_t delay_us(void) {
+  const char *e = getenv("SLOWSYNC_US");
+  char *end;
+  unsigned long us;
+  if (!e || !*e) return 2000;
+  us = strtoul(e, &end, 10);
+  return (*end || us >= 1000000) ? 2000 : (useconds_t)us;
+}
 int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags) {
   static int (*real)(int, off64_t, off64_t, unsigned int);
   if (!real) real = dlsym(RTLD_NEXT, "sync_file_range");
