@@ -184,7 +184,7 @@ pub fn encode_links(links: &[Link]) -> Vec<u8> {
     if out.len() < DEFLATE_FROM {
         return out;
     }
-    let packed = miniz_oxide::deflate::compress_to_vec(&out[1..], DEFLATE_LEVEL);
+    let packed = super::deflate::deflate(&out[1..], DEFLATE_LEVEL);
     let mut deflated = Vec::with_capacity(packed.len() + 6);
     deflated.push(LINKS_DEFLATED_V4);
     put_len(&mut deflated, out.len() - 1);
@@ -211,8 +211,7 @@ fn payload(bytes: &[u8]) -> Option<Cow<'_, [u8]>> {
             if len > MAX_LINKS_BYTES {
                 return None;
             }
-            let plain = miniz_oxide::inflate::decompress_to_vec_with_limit(rest, len).ok()?;
-            (plain.len() == len).then_some(Cow::Owned(plain))
+            super::deflate::inflate_exact(rest, len).map(Cow::Owned)
         }
         _ => None,
     }

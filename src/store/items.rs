@@ -38,7 +38,7 @@ fn encode_chunk(items: &[Item], span: u64) -> Vec<u8> {
     let json = serde_json::to_vec(items).expect("invariant: items serialize to JSON");
     let mut out = vec![CHUNK_V4];
     out.extend_from_slice(&u32::try_from(span).unwrap_or(u32::MAX).to_be_bytes());
-    out.extend_from_slice(&miniz_oxide::deflate::compress_to_vec(&json, 6));
+    out.extend_from_slice(&super::deflate::deflate(&json, 6));
     out
 }
 

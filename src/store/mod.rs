@@ -12,6 +12,7 @@ mod backend;
 mod codec;
 mod compact;
 mod crawl_codec;
+mod deflate;
 mod edits;
 mod gate;
 mod health;
