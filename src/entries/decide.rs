@@ -398,6 +398,7 @@ pub fn decide<E>(
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
     let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
+    old_text.reserve(prior.old.len());
     for l in prior.old {
         old_text
             .entry(l.url.as_str())
@@ -512,6 +513,7 @@ pub fn decide<E>(
 /// other places are [`Verdict::Secondary`]). Returns the verdicts and the items.
 fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>) {
     let mut best: HashMap<&str, (Verdict, usize)> = HashMap::default();
+    best.reserve(links.len());
     for (i, &v) in place.iter().enumerate() {
         let b = best.entry(links[i].url.as_str()).or_insert((v, i));
         if v.rank() > b.0.rank() {

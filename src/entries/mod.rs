@@ -339,6 +339,7 @@ fn attach_labels(
 /// gone from the new page.
 pub(crate) fn moved_slots<'a>(old: &[Link], new: &'a [Link]) -> HashSet<&'a str> {
     let mut old_texts: HashMap<&str, (usize, &str)> = HashMap::default();
+    old_texts.reserve(old.len());
     for l in old {
         let e = old_texts
             .entry(l.text.as_str())

@@ -15,17 +15,32 @@ pub fn raw(body: &[u8]) -> [u8; 16] {
 /// its length in bytes (8 bytes, little-endian), so no two different arrays hash the same
 /// input (`[("ab", "c")]` and `[("a", "bc")]`, or one link and two, differ).
 pub fn links(links: &[Link]) -> [u8; 16] {
-    // The input gathered first and hashed in one call: four calls per link, most of them
-    // with a few bytes, cost more than the copy.
-    let size = links.iter().map(|l| 16 + l.text.len() + l.url.len()).sum();
-    let mut input = Vec::with_capacity(size);
+    // The fields are gathered in a buffer on the stack and hashed a buffer at a time:
+    // four calls of the hasher per link, most with a few bytes, cost more than the copy,
+    // and one buffer for the whole array was a fresh allocation of tens of KB per check.
+    let mut h = Md5::new();
+    let mut buf = [0u8; 8192];
+    let mut used = 0;
+    let mut put = |bytes: &[u8], h: &mut Md5| {
+        if used + bytes.len() > buf.len() {
+            h.update(&buf[..used]);
+            used = 0;
+        }
+        if bytes.len() > buf.len() {
+            h.update(bytes);
+        } else {
+            buf[used..used + bytes.len()].copy_from_slice(bytes);
+            used += bytes.len();
+        }
+    };
     for link in links {
         for field in [&link.text, &link.url] {
-            input.extend_from_slice(&(field.len() as u64).to_le_bytes());
-            input.extend_from_slice(field.as_bytes());
+            put(&(field.len() as u64).to_le_bytes(), &mut h);
+            put(field.as_bytes(), &mut h);
         }
     }
-    Md5::digest(&input).into()
+    h.update(&buf[..used]);
+    h.finalize().into()
 }
 
 #[cfg(test)]
@@ -87,5 +102,33 @@ mod tests {
         let want: [u8; 16] = h.finalize().into();
         assert_eq!(links(&list), want);
         assert_eq!(hex(&links(&[])), "d41d8cd98f00b204e9800998ecf8427e");
+    }
+
+    /// Arrays far larger than the hashing buffer, with fields that end on its edge, cross
+    /// it, and are longer than it, hash as their fields fed one by one.
+    #[test]
+    fn long_arrays_and_long_fields_hash_as_the_fields_in_order() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        for round in 0..40 {
+            let list: Vec<Link> = (0..rng.usize(0..700))
+                .map(|i| {
+                    let n = match (round + i) % 9 {
+                        0 => rng.usize(8_000..20_000),
+                        1 => 8192 - 16,
+                        _ => rng.usize(0..90),
+                    };
+                    Link::new("t".repeat(rng.usize(0..40)), "u".repeat(n))
+                })
+                .collect();
+            let mut h = Md5::new();
+            for l in &list {
+                for f in [&l.text, &l.url] {
+                    h.update((f.len() as u64).to_le_bytes());
+                    h.update(f.as_bytes());
+                }
+            }
+            let want: [u8; 16] = h.finalize().into();
+            assert_eq!(links(&list), want, "round {round}");
+        }
     }
 }
