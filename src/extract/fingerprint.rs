@@ -83,8 +83,6 @@ mod tests {
         assert_eq!(links(&variants[5]), links(&variants[5].clone()));
     }
 
-    /// The fingerprint is the MD5 of the fields fed one after another, as stored
-    /// fingerprints were made: a new build sees no change in an unchanged page.
     /// The MD5 of the fields fed to the hasher one by one, each after its length.
     fn fields_in_order(list: &[Link]) -> [u8; 16] {
         let mut h = Md5::new();
@@ -97,6 +95,8 @@ mod tests {
         h.finalize().into()
     }
 
+    /// The fingerprint is the MD5 of the fields fed one after another, as stored
+    /// fingerprints were made: a new build sees no change in an unchanged page.
     #[test]
     fn link_fingerprint_is_the_md5_of_the_fields_in_order() {
         let list = vec![

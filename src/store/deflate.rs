@@ -5,9 +5,10 @@
 //! page's link array, so that was 310 KB of fresh memory per check, faulted in and given
 //! back to the system again by the allocator. Here the process keeps one compressor and
 //! resets it between values: the output is the same, byte for byte, as a fresh
-//! compressor's. One for the process rather than one per thread: the blocking threads
-//! that write a watch's edits come and go by the dozen, and each would keep its own.
-//! When two threads deflate at once, the second makes a fresh compressor, as before.
+//! compressor's. One for the process rather than one per thread: every thread that ever
+//! deflated (the CPU pool's, the compaction's, tokio's blocking threads, which come and
+//! go) would keep its own 310 KB. When two threads deflate at once, the second makes a
+//! fresh compressor, as before.
 //! Inflating goes straight into a buffer of the length the value records, where
 //! `decompress_to_vec` grows a vector by doubling and copying.
 //!
@@ -50,8 +51,8 @@ fn flags(level: u8) -> u32 {
 fn deflate_with(c: &mut CompressorOxide, input: &[u8], level: u8) -> Option<Vec<u8>> {
     c.reset();
     c.set_compression_level_raw(level);
-    // Room for the input stored uncompressed and the blocks' headers: deflate never
-    // needs more, so the loop below grows the buffer only for very small inputs.
+    // Room for the input stored uncompressed plus the blocks' headers, which deflate
+    // does not exceed; the loop grows the buffer should it ever need more.
     let mut out = vec![0; input.len() + input.len() / 16 + 64];
     let (mut read, mut written) = (0, 0);
     loop {
