@@ -14,7 +14,7 @@
 //!
 //! May use: nothing.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 use miniz_oxide::deflate::core::{
     compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
@@ -25,20 +25,18 @@ static SHARED: Mutex<Option<Box<CompressorOxide>>> = Mutex::new(None);
 
 /// `input` deflated (raw deflate, no zlib header) at `level` (0–10).
 pub(crate) fn deflate(input: &[u8], level: u8) -> Vec<u8> {
-    // A compressor left by a panic mid-value is reset before use like any other.
-    let reused = match SHARED.try_lock() {
-        Ok(mut slot) => {
-            let c = slot.get_or_insert_with(|| Box::new(CompressorOxide::new(flags(level))));
-            deflate_with(c, input, level)
-        }
-        Err(std::sync::TryLockError::Poisoned(p)) => {
-            let mut slot = p.into_inner();
-            let c = slot.get_or_insert_with(|| Box::new(CompressorOxide::new(flags(level))));
-            deflate_with(c, input, level)
-        }
-        Err(std::sync::TryLockError::WouldBlock) => None,
+    // A compressor left by a panic mid-value is reset before use like any other, so a
+    // poisoned lock is taken as it is.
+    let slot = match SHARED.try_lock() {
+        Ok(slot) => Some(slot),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
     };
-    reused.unwrap_or_else(|| miniz_oxide::deflate::compress_to_vec(input, level))
+    slot.and_then(|mut slot| {
+        let c = slot.get_or_insert_with(|| Box::new(CompressorOxide::new(flags(level))));
+        deflate_with(c, input, level)
+    })
+    .unwrap_or_else(|| miniz_oxide::deflate::compress_to_vec(input, level))
 }
 
 fn flags(level: u8) -> u32 {
