@@ -176,6 +176,10 @@ struct RoleStat {
     on_old: usize,
 }
 
+/// The texts each URL of the last page stood under, by URL: one or two each on most
+/// pages (a title and its "Read more"), held without an allocation.
+type OldTexts<'a> = HashMap<&'a str, smallvec::SmallVec<[&'a str; 2]>>;
+
 /// What the structure says of the page's entries: which roles are entry lists, which
 /// entries hold content, the URL shapes of list entries, the facet kinds.
 struct Lists<'a> {
@@ -193,9 +197,10 @@ struct Lists<'a> {
     /// Per entry: its block holds content besides its link (a date, a summary, a
     /// picture, further links).
     rich: Vec<bool>,
-    /// The folders above the main links of the entry lists' entries (`https://h/2024/`
-    /// and `https://h/2024/05/` for `https://h/2024/05/a-post/`): a link to one of
-    /// them is an index of entries (an archive month, a section), not an entry.
+    /// The folders above the main links of the entry lists' entries, without their
+    /// final slash (`https://h/2024` and `https://h/2024/05` for
+    /// `https://h/2024/05/a-post/`): a link to one of them, with or without the slash,
+    /// is an index of entries (an archive month, a section), not an entry.
     folders: HashSet<&'a str>,
 }
 
@@ -203,7 +208,7 @@ impl<'a> Lists<'a> {
     /// `old_text`: the last page's texts by URL.
     fn new(
         prior: &Prior<'_>,
-        old_text: &HashMap<&str, Vec<&str>>,
+        old_text: &OldTexts<'_>,
         links: &'a [Link],
         st: &Structure,
         params: &Params,
@@ -284,7 +289,7 @@ impl<'a> Lists<'a> {
                 .as_ref()
                 .is_some_and(|c| !c.chrome && !outside(c) && list_roles.contains(&c.role))
             {
-                folders.extend(ancestors(&links[m].url));
+                folders.extend(folder_keys(&links[m].url));
             }
         }
         let mut kinds: HashMap<&str, (usize, usize)> = HashMap::default();
@@ -314,9 +319,7 @@ impl<'a> Lists<'a> {
 
     /// Whether `url` is a folder above other entries of the page (an index of them).
     fn index(&self, url: &str) -> bool {
-        !url.contains('?')
-            && (self.folders.contains(url)
-                || (!url.ends_with('/') && self.folders.contains(format!("{url}/").as_str())))
+        in_folders(&self.folders, url)
     }
 
     /// Whether the entry of link `i` holds content besides its link.
@@ -369,6 +372,17 @@ impl<'a> Lists<'a> {
     }
 }
 
+/// The folders above `url` as [`Lists::folders`] keeps them: without their final slash.
+fn folder_keys(url: &str) -> impl Iterator<Item = &str> + '_ {
+    ancestors(url).map(|a| a.strip_suffix('/').unwrap_or(a))
+}
+
+/// Whether `url` names one of `folders` ([`folder_keys`]), with or without its final
+/// slash; never with a query (a filtered view is not the folder).
+fn in_folders(folders: &HashSet<&str>, url: &str) -> bool {
+    !url.contains('?') && folders.contains(url.strip_suffix('/').unwrap_or(url))
+}
+
 /// A list role whose blocks hold content, or, bare, whose titles are wide or whose URLs
 /// name one thing each (`/notice/1234`, `/releases/v1.2.3`, `/2024/05/a-long-slug`)
 /// where a menu's name sections (`/sport/`, `/about`).
@@ -397,7 +411,7 @@ pub fn decide<E>(
     let ctx = &st.ctx;
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
-    let mut old_text: HashMap<&str, Vec<&str>> = HashMap::default();
+    let mut old_text: OldTexts<'_> = HashMap::default();
     old_text.reserve(prior.old.len());
     for l in prior.old {
         old_text
@@ -535,4 +549,36 @@ fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>
         }
     }
     (verdicts, items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_named_with_or_without_its_final_slash_never_with_a_query() {
+        let posts = ["https://h/2024/05/a-post/", "https://h/2024/06/b-post"];
+        let folders: HashSet<&str> = posts.iter().flat_map(|u| folder_keys(u)).collect();
+        for url in [
+            "https://h/2024/",
+            "https://h/2024",
+            "https://h/2024/05/",
+            "https://h/2024/05",
+            "https://h/2024/06",
+        ] {
+            assert!(in_folders(&folders, url), "{url}");
+        }
+        for url in [
+            "https://h/",
+            "https://h",
+            "https://h/2024/05/a-post/",
+            "https://h/2024/06/b-post",
+            "https://h/2024/05/?page=2",
+            "https://h/2024/05?page=2",
+            "https://h/2024/07/",
+            "https://h/2024/0",
+        ] {
+            assert!(!in_folders(&folders, url), "{url}");
+        }
+    }
 }

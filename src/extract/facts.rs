@@ -108,14 +108,14 @@ impl Facts {
             self.headings.push(id);
         }
         let given = |v: Option<&str>| v.filter(|v| !v.trim().is_empty()).map(str::to_owned);
-        let itemprop = given(attrs.itemprop).unwrap_or_default();
+        let itemprop = attrs.itemprop.unwrap_or_default();
         let has = |list: &str, word: &str| {
             list.split_ascii_whitespace()
                 .any(|w| w.eq_ignore_ascii_case(word))
         };
         if let Some(d) = given(attrs.datetime) {
             self.times.push((id, d));
-        } else if has(&itemprop, "datePublished") {
+        } else if has(itemprop, "datePublished") {
             if let Some(d) = given(attrs.content) {
                 self.times.push((id, d));
             }
@@ -127,7 +127,7 @@ impl Facts {
         }
         let class = attrs.class.unwrap_or_default();
         if has(attrs.rel.unwrap_or_default(), "author")
-            || has(&itemprop, "author")
+            || has(itemprop, "author")
             || ["author", "p-author", "byline"]
                 .iter()
                 .any(|w| has(class, w))

@@ -171,17 +171,21 @@ pub(super) fn finish(pass: Pass<'_>, page_url: &Url) -> Parsed {
     } = pass;
     s.close_link();
     s.close_title();
-    let (links, of_link): (Vec<_>, Vec<_>) =
-        resolve::resolve(std::mem::take(&mut s.links), s.base.as_deref(), page_url)
-            .into_iter()
-            .unzip();
+    let (links, of_link): (Vec<_>, Vec<_>) = resolve::resolve(
+        std::mem::take(&mut s.links),
+        &s.hrefs,
+        s.base.as_deref(),
+        page_url,
+    )
+    .into_iter()
+    .unzip();
     let icon = s.icon.take().and_then(|href| {
         let raw = vec![RawLink {
-            href,
+            href: 0..href.len(),
             text: String::new(),
             anchor: None,
         }];
-        resolve::resolve(raw, s.base.as_deref(), page_url)
+        resolve::resolve(raw, &href, s.base.as_deref(), page_url)
             .pop()
             .map(|(l, _)| l.url)
     });

@@ -7,10 +7,11 @@ use url::Url;
 use super::links::RawLink;
 use crate::model::Link;
 
-/// Resolves the raw hrefs against the document's base URL and normalizes them, dropping
-/// the ones that are empty, fragment-only or not http(s).
+/// Resolves the raw hrefs (their text in `hrefs`) against the document's base URL and
+/// normalizes them, dropping the ones that are empty, fragment-only or not http(s).
 pub(super) fn resolve(
     raw: Vec<RawLink>,
+    hrefs: &str,
     base_href: Option<&str>,
     page_url: &Url,
 ) -> Vec<(Link, Option<usize>)> {
@@ -22,7 +23,10 @@ pub(super) fn resolve(
     let options = Url::options().base_url(Some(base));
     let mut out = Vec::with_capacity(raw.len());
     for RawLink { href, text, anchor } in raw {
-        let h = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
+        let Some(h) = hrefs.get(href) else {
+            continue;
+        };
+        let h = h.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
         if h.is_empty() || h.starts_with('#') || has_foreign_scheme(h) {
             continue;
         }

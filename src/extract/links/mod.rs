@@ -35,6 +35,8 @@
 //! rules; the start and end tags are read in [`tags`]. Uses [`super::entities`],
 //! [`super::hiding`] and [`super::markup`]'s words.
 
+use std::ops::Range;
+
 use super::markup::{spaced_words, Text, TextKind};
 
 use super::entities;
@@ -87,7 +89,8 @@ pub(crate) const BREAKING_ELEMENTS: &[&str] = &[
 
 /// One `<a href>` (or `<area href>`) as found, before URL resolution.
 pub(super) struct RawLink {
-    pub href: String,
+    /// Where its decoded href stands in [`LinkState::hrefs`].
+    pub href: Range<usize>,
     pub text: String,
     /// The structure's anchor for its element, when the pass gathers the structure.
     pub anchor: Option<usize>,
@@ -108,6 +111,9 @@ struct OpenLink {
 #[derive(Default)]
 pub(super) struct LinkState {
     pub links: Vec<RawLink>,
+    /// The decoded hrefs of `links`, one after another: one buffer for the page, not a
+    /// string per link.
+    pub hrefs: String,
     open: Option<OpenLink>,
     next_id: u32,
     /// Open elements that hide their content.
@@ -262,9 +268,17 @@ impl LinkState {
         self.node.clear();
     }
 
+    /// Appends the href `raw` (as written in the page) to [`LinkState::hrefs`], its
+    /// character references decoded, and returns where it stands there.
+    fn push_href(&mut self, raw: &str) -> Range<usize> {
+        let start = self.hrefs.len();
+        entities::decode_into(raw, &mut self.hrefs, true);
+        start..self.hrefs.len()
+    }
+
     fn open_link(
         &mut self,
-        href: Option<String>,
+        href: Option<Range<usize>>,
         label: Option<String>,
         anchor: Option<usize>,
     ) -> u32 {

@@ -130,7 +130,7 @@ impl LinkState {
         let href = counts
             .then(|| el.attr("href").or_else(|| el.attr("xlink:href")))
             .flatten()
-            .map(|h| entities::decode(h, true));
+            .map(|h| self.push_href(h));
         let label = href
             .as_ref()
             .and_then(|_| el.attr("aria-label"))
@@ -159,11 +159,8 @@ impl LinkState {
         if let Some(alt) = el.attr("alt") {
             collapse_into(&entities::decode(alt, true), &mut text);
         }
-        self.links.push(RawLink {
-            href: entities::decode(href, true),
-            text,
-            anchor,
-        });
+        let href = self.push_href(href);
+        self.links.push(RawLink { href, text, anchor });
     }
 
     /// `<img>` inside a link: keep its `alt` in case the link has no text.

