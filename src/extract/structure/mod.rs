@@ -39,7 +39,7 @@ use text::Text;
 pub const PATH_INLINE: usize = 16;
 
 /// A link's element path ([`Context::path`]).
-pub type Path = smallvec::SmallVec<[u32; PATH_INLINE]>;
+pub type ElementPath = smallvec::SmallVec<[u32; PATH_INLINE]>;
 
 /// Where one link stands in its page.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -47,7 +47,7 @@ pub struct Context {
     /// Instance ids of the elements from the root down to the link itself (unique within
     /// one page; an element's descendants are contiguous in document order). Held inline
     /// up to [`PATH_INLINE`] levels.
-    pub path: Path,
+    pub path: ElementPath,
     /// Hash of the signatures (tag and digit-free class names) of the same chain: links
     /// with equal roles play the same part in repeated page structure.
     pub role: u64,
@@ -439,7 +439,7 @@ impl Tree {
         });
         let mut anchor = None;
         if matches!(tag, "a" | "area") && el.has_attr("href") {
-            let path: Path = self.stack.iter().map(|f| f.id).collect();
+            let path: ElementPath = self.stack.iter().map(|f| f.id).collect();
             let role = self
                 .stack
                 .iter()
