@@ -134,8 +134,9 @@ struct Read {
     kept: Vec<Link>,
     /// The structure of the kept links (contexts and the page's blocks).
     kept_structure: entries::Structure,
-    /// Shark-Search context of each kept link.
-    cues: Vec<(String, String)>,
+    /// Shark-Search context of each kept link (its text is the link's own); gathered only
+    /// for a watch with keywords, the only one that scores links.
+    contexts: Vec<String>,
     content: String,
     nofollow: bool,
 }
@@ -447,12 +448,15 @@ impl Crawl {
         }
         let mut kept = Vec::new();
         let mut kept_ctx = Vec::new();
-        let mut cues = Vec::new();
+        let mut contexts = Vec::new();
+        let focused = self.topic.is_some();
         for (i, (l, c)) in ex.links.iter().zip(ctx).enumerate() {
             if !self.template.is_template_hash(hashes[i], c.as_ref()) {
                 kept.push(l.clone());
                 kept_ctx.push(c);
-                cues.push((l.text.clone(), context_of(&text, i)));
+                if focused {
+                    contexts.push(context_of(&text, i));
+                }
             }
         }
         Read {
@@ -465,7 +469,7 @@ impl Crawl {
                 facts: None,
                 main,
             },
-            cues,
+            contexts,
             content: text.content,
             nofollow: ex.nofollow,
         }
@@ -479,10 +483,10 @@ impl Crawl {
                 let cues: Vec<LinkCue<'_>> = read
                     .kept
                     .iter()
-                    .zip(&read.cues)
-                    .map(|(l, (anchor, context))| LinkCue {
+                    .zip(&read.contexts)
+                    .map(|(l, context)| LinkCue {
                         url: &l.url,
-                        anchor,
+                        anchor: &l.text,
                         context,
                     })
                     .collect();
