@@ -4,71 +4,44 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Router;
-
+use common::{list, Canned, Site};
 use sitefeed::app::NewWatch;
 
-/// A front page of two sections, the keyword beside the link to section `on_topic`
-/// (1 or 2), and the paths requested.
-struct Site {
-    on_topic: u8,
-    log: Mutex<Vec<String>>,
-}
-
-async fn serve_page(State(site): State<Arc<Site>>, req: Request) -> Response {
-    let path = req.uri().path().to_owned();
-    site.log.lock().expect("lock").push(path.clone());
+/// The sections a deep watch with the keyword fetched in its first check, on a front page
+/// of two sections with the keyword beside the link to section `on_topic` (1 or 2).
+async fn first_fetched(on_topic: u8) -> Vec<&'static str> {
     let about = |n: u8| {
-        if n == site.on_topic {
+        if n == on_topic {
             "notices on scholarship applications and grants for students"
         } else {
             "notices on bus timetables and parking for visitors"
         }
     };
-    let html = match path.as_str() {
-        "/robots.txt" => return (StatusCode::NOT_FOUND, "").into_response(),
-        "/" => format!(
+    let site = Site::empty().await;
+    site.set_raw(
+        "text/html; charset=utf-8",
+        format!(
             "<!doctype html><html><head><title>Office</title></head><body><ul>\
              <li><a href=\"/one/\">Section one</a> <p>{}</p></li>\
              <li><a href=\"/two/\">Section two</a> <p>{}</p></li></ul></body></html>",
             about(1),
             about(2)
         ),
-        _ => format!(
-            "<!doctype html><html><head><title>{path}</title></head><body><ul>\
-             <li><a href=\"{path}1\">First notice of this section</a></li>\
-             <li><a href=\"{path}2\">Second notice of this section</a></li></ul></body></html>"
-        ),
-    };
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
-}
-
-/// The sections a deep watch with the keyword fetched in its first check.
-async fn first_fetched(on_topic: u8) -> Vec<String> {
-    let site = Arc::new(Site {
-        on_topic,
-        log: Mutex::new(Vec::new()),
-    });
-    let router = Router::new()
-        .fallback(serve_page)
-        .with_state(Arc::clone(&site));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, router).await.expect("serve") });
+    );
+    for section in ["/one/", "/two/"] {
+        let notices = list(&[
+            ("First notice of this section", "n1"),
+            ("Second notice of this section", "n2"),
+        ]);
+        site.route(section, vec![Canned::html(notices)]);
+    }
     let dir = tempfile::tempdir().expect("tmp");
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.deep.max_pages_per_check = 1;
     });
     let (watch, _) = app
         .add_watch(&NewWatch {
-            url: format!("http://{addr}/"),
+            url: site.url(),
             depth: Some(2),
             keywords: vec!["scholarship".to_owned()],
             ..NewWatch::default()
@@ -76,10 +49,9 @@ async fn first_fetched(on_topic: u8) -> Vec<String> {
         .expect("add");
     let report = app.check(&watch, false).await.expect("check");
     assert!(report.error.is_none(), "{:?}", report.error);
-    let log = site.log.lock().expect("lock");
-    log.iter()
-        .filter(|p| *p == "/one/" || *p == "/two/")
-        .cloned()
+    ["/one/", "/two/"]
+        .into_iter()
+        .filter(|s| site.hits(s) > 0)
         .collect()
 }
 
