@@ -12,8 +12,8 @@ use crate::diff;
 use crate::entries::{self, Context};
 use crate::extract::fingerprint;
 use crate::fetch::Page;
-use crate::model::crawl::{Kind, PageState};
-use crate::model::{hex, Link};
+use crate::model::crawl::{Digest, Kind, PageState};
+use crate::model::Link;
 use crate::store::StoreError;
 
 impl Crawl {
@@ -26,13 +26,13 @@ impl Crawl {
         page: &Page,
         now: i64,
     ) -> Result<(), StoreError> {
-        let raw = hex(&fingerprint::raw(&page.body));
+        let raw = Digest(fingerprint::raw(&page.body));
         let mut st = known.cloned().unwrap_or_else(|| new_page(&cand, now));
         st.fetched = now;
         st.failures = 0;
         st.etag.clone_from(&page.validators.etag);
         st.last_modified.clone_from(&page.validators.last_modified);
-        if st.raw_fingerprint.as_deref() == Some(raw.as_str()) {
+        if st.raw_fingerprint == Some(raw) {
             self.state.pages.insert(cand.url, st);
             return Ok(());
         }
@@ -46,8 +46,8 @@ impl Crawl {
         for l in &read.all {
             self.observed.insert(l.url.clone());
         }
-        let link_fp = hex(&fingerprint::links(&read.kept));
-        let same_links = st.link_fingerprint.as_deref() == Some(link_fp.as_str());
+        let link_fp = Digest(fingerprint::links(&read.kept));
+        let same_links = st.link_fingerprint == Some(link_fp);
         st.link_fingerprint = Some(link_fp);
         st.links = read.kept.len() as u32;
         st.nofollow = read.nofollow;

@@ -38,11 +38,12 @@ pub struct PageState {
     pub why: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// MD5 of its body as it came.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_fingerprint: Option<String>,
+    pub raw_fingerprint: Option<Digest>,
     /// MD5 of its links without template links (the denoised fingerprint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link_fingerprint: Option<String>,
+    pub link_fingerprint: Option<Digest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -144,6 +145,53 @@ pub struct Candidate {
     pub tunnel: f64,
 }
 
+/// An MD5 digest (of a page's body or of its link array), held as its 16 bytes: a
+/// known page keeps two, and a deep check reads every known page's. Written as 32
+/// lower-case hex digits in JSON, as before it was held in bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Digest(pub [u8; 16]);
+
+impl Digest {
+    /// The digest of 32 hex digits (either case); `None` for anything else.
+    pub fn from_hex(s: &str) -> Option<Self> {
+        let s = s.as_bytes();
+        if s.len() != 32 {
+            return None;
+        }
+        let mut out = [0u8; 16];
+        for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+            let digit = |b: u8| char::from(b).to_digit(16);
+            *o = u8::try_from(digit(pair[0])? << 4 | digit(pair[1])?).ok()?;
+        }
+        Some(Self(out))
+    }
+}
+
+impl std::fmt::Display for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl std::fmt::Debug for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Digest({self})")
+    }
+}
+
+impl Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::from_hex(&s).ok_or_else(|| serde::de::Error::custom("not an MD5 digest in hex"))
+    }
+}
+
 /// A page's near-duplicate signature: a 64-bit simhash over shingles of its tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signature {
@@ -202,5 +250,39 @@ mod pairs {
                 (u64::from_le_bytes(a), u64::from_le_bytes(b))
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Digest;
+
+    /// A digest is its 32 hex digits in JSON and back, as states written before it was
+    /// held in bytes read; anything else is refused.
+    #[test]
+    fn a_digest_is_hex_in_json() {
+        let d = Digest(*b"\x00\x01\x7f\x80\xab\xcd\xef\xff0123456\x10");
+        let hex = "00017f80abcdefff3031323334353610";
+        assert_eq!(d.to_string(), hex);
+        assert_eq!(
+            serde_json::to_string(&d).expect("json"),
+            format!("\"{hex}\"")
+        );
+        assert_eq!(
+            serde_json::from_str::<Digest>(&format!("\"{hex}\"")).ok(),
+            Some(d)
+        );
+        assert_eq!(Digest::from_hex(&hex.to_uppercase()), Some(d));
+        for bad in [
+            "",
+            "0001",
+            &hex[1..],
+            &format!("{hex}0"),
+            &hex.replace('a', "g"),
+        ] {
+            assert_eq!(Digest::from_hex(bad), None, "{bad:?}");
+        }
+        let bad = format!("\"{}\"", hex.replace('f', "+"));
+        assert!(serde_json::from_str::<Digest>(&bad).is_err());
     }
 }

@@ -1,4 +1,4 @@
-//! A deep watch's crawl state ([`CrawlState`]) in binary (value version 5). The state is
+//! A deep watch's crawl state ([`CrawlState`]) in binary (value version 6). The state is
 //! the largest value a deep check rewrites, decoded and encoded again on every check for
 //! the handful of pages it fetched. This form keeps the same values in well under half
 //! the bytes of JSON (400 fetched pages: 80 KB against 198 KB), without field names,
@@ -7,8 +7,9 @@
 //! After the version byte: the root URL (a presence byte, then the string), the root's
 //! relevance, the pages fetched by the last check, then three arrays, each a LEB128 count
 //! first:
-//! - pages: URL, level, kind, a bit set of the fields that follow (optional strings,
-//!   non-zero floats, the signature, `nofollow`), then those fields in declaration order;
+//! - pages: URL, level, kind, a bit set of the fields that follow (optional strings and
+//!   digests, non-zero floats, the signature, `nofollow`), then those fields in
+//!   declaration order, each digest as its 16 bytes;
 //! - the frontier: URL, level, a bit set of its non-zero floats, then those floats;
 //! - the template sample: each page's hash and its (URL hash, role) pairs.
 //!
@@ -17,14 +18,18 @@
 //! that does not read to its last byte exactly is rejected. What is allocated before the
 //! bytes are read is bounded by the bytes left, so a corrupt count cannot ask for more.
 //!
-//! JSON values (version 1) written before this form are still read.
+//! Version 5, which wrote each digest as a string of 32 hex digits, and JSON values
+//! (version 1) written before the binary form are still read.
 
 use std::collections::{BTreeMap, VecDeque};
 
 use super::codec::{get_len, get_ref, get_var, put_len, put_str, put_var};
-use crate::model::crawl::{Candidate, CrawlState, Kind, PageState, SampledPage, Signature};
+use crate::model::crawl::{Candidate, CrawlState, Digest, Kind, PageState, SampledPage, Signature};
 
+/// Digests as hex strings (read only).
 pub(crate) const CRAWL_V5: u8 = 5;
+/// Digests as their bytes (written).
+pub(crate) const CRAWL_V6: u8 = 6;
 
 /// Kinds by their byte.
 const KINDS: [Kind; 5] = [
@@ -64,7 +69,7 @@ const PAGE_BITS: u32 = (1 << 12) - 1;
 /// The state as stored.
 pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + state.pages.len() * 120 + state.frontier.len() * 60);
-    out.push(CRAWL_V5);
+    out.push(CRAWL_V6);
     put_opt(&mut out, state.root_url.as_deref());
     put_f64(&mut out, state.root_relevance);
     put_var(&mut out, state.last_fetched.into());
@@ -102,8 +107,11 @@ pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
 
 /// A state read back; `None` if the bytes are not one written by [`encode`].
 pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
-    let (&CRAWL_V5, mut r) = bytes.split_first()? else {
-        return None;
+    let (&version, mut r) = bytes.split_first()?;
+    let hex_digests = match version {
+        CRAWL_V5 => true,
+        CRAWL_V6 => false,
+        _ => return None,
     };
     let r = &mut r;
     let mut state = CrawlState {
@@ -119,7 +127,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
     // Collected, not inserted one by one: the pages come sorted, and a map built from a
     // sorted sequence is built in one sweep without comparing keys down the tree.
     state.pages = (0..get_len(r)?)
-        .map(|_| Some((get_ref(r)?.to_owned(), get_page(r)?)))
+        .map(|_| Some((get_ref(r)?.to_owned(), get_page(r, hex_digests)?)))
         .collect::<Option<BTreeMap<_, _>>>()?;
     let n = get_len(r)?;
     state.frontier = Vec::with_capacity(n.min(r.len()));
@@ -166,14 +174,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
 fn put_page(out: &mut Vec<u8>, p: &PageState) {
     out.push(p.level);
     out.push(kind_byte(p.kind));
-    let strings = [
-        (WHY, &p.why),
-        (TITLE, &p.title),
-        (RAW_FP, &p.raw_fingerprint),
-        (LINK_FP, &p.link_fingerprint),
-        (ETAG, &p.etag),
-        (LAST_MODIFIED, &p.last_modified),
-    ];
+    let strings = [(WHY, &p.why), (TITLE, &p.title)];
+    let digests = [(RAW_FP, &p.raw_fingerprint), (LINK_FP, &p.link_fingerprint)];
+    let validators = [(ETAG, &p.etag), (LAST_MODIFIED, &p.last_modified)];
     let floats = [
         (RELEVANCE, p.relevance),
         (INHERITED, p.inherited),
@@ -181,8 +184,13 @@ fn put_page(out: &mut Vec<u8>, p: &PageState) {
         (TUNNEL, p.tunnel),
     ];
     let mut set = 0;
-    for (bit, s) in strings {
+    for (bit, s) in strings.iter().chain(&validators) {
         if s.is_some() {
+            set |= bit;
+        }
+    }
+    for (bit, d) in digests {
+        if d.is_some() {
             set |= bit;
         }
     }
@@ -203,6 +211,16 @@ fn put_page(out: &mut Vec<u8>, p: &PageState) {
             put_str(out, s);
         }
     }
+    for (_, d) in digests {
+        if let Some(d) = d {
+            out.extend_from_slice(&d.0);
+        }
+    }
+    for (_, s) in validators {
+        if let Some(s) = s {
+            put_str(out, s);
+        }
+    }
     if let Some(sig) = p.signature {
         out.extend_from_slice(&sig.hash.to_le_bytes());
         put_var(out, sig.tokens.into());
@@ -219,7 +237,9 @@ fn put_page(out: &mut Vec<u8>, p: &PageState) {
     put_var(out, p.failures.into());
 }
 
-fn get_page(r: &mut &[u8]) -> Option<PageState> {
+/// A page as [`put_page`] wrote it; with `hex_digests` (version 5), each digest a string
+/// of hex digits (one that is not reads as no digest: the page is read again).
+fn get_page(r: &mut &[u8], hex_digests: bool) -> Option<PageState> {
     let level = get_u8(r)?;
     let kind = *KINDS.get(usize::from(get_u8(r)?))?;
     let set = get_u32(r)?;
@@ -234,8 +254,19 @@ fn get_page(r: &mut &[u8]) -> Option<PageState> {
     };
     let why = string(WHY, r)?;
     let title = string(TITLE, r)?;
-    let raw_fingerprint = string(RAW_FP, r)?;
-    let link_fingerprint = string(LINK_FP, r)?;
+    let digest = |bit: u32, r: &mut &[u8]| -> Option<Option<Digest>> {
+        if set & bit == 0 {
+            return Some(None);
+        }
+        if hex_digests {
+            return get_ref(r).map(Digest::from_hex);
+        }
+        let (d, rest) = r.split_first_chunk::<16>()?;
+        *r = rest;
+        Some(Some(Digest(*d)))
+    };
+    let raw_fingerprint = digest(RAW_FP, r)?;
+    let link_fingerprint = digest(LINK_FP, r)?;
     let etag = string(ETAG, r)?;
     let last_modified = string(LAST_MODIFIED, r)?;
     let signature = if set & SIGNATURE == 0 {

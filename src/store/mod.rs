@@ -316,7 +316,10 @@ impl Store {
         let Some(v) = self.db_read()?.get(&key)? else {
             return Ok(None);
         };
-        if v.first() == Some(&crawl_codec::CRAWL_V5) {
+        if matches!(
+            v.first(),
+            Some(&(crawl_codec::CRAWL_V5 | crawl_codec::CRAWL_V6))
+        ) {
             return crawl_codec::decode(&v)
                 .map(Some)
                 .ok_or_else(|| StoreError::Corrupt {
