@@ -9,7 +9,8 @@
 //! 2. Its links that are worth following (same site, not a spider trap, not a calendar
 //!    beyond `deep.calendar_pages`, not already known; [`trap`]) join the frontier, with
 //!    the pages the watch already knows as lists and the candidates left over from the
-//!    last check.
+//!    last check. A watch that knows `deep.max_pages` pages discovers no more: it only
+//!    revisits its lists.
 //! 3. Pages are taken from the frontier, up to `deep.max_pages_per_check`, breadth first,
 //!    or with keywords best first by OTIE cash handed down in proportion to Shark-Search
 //!    potential, tunnelling through irrelevant pages up to a cut-off ([`focus`]). Every
@@ -198,6 +199,13 @@ impl Crawl {
         })
     }
 
+    /// The watch knows `deep.max_pages` pages: it discovers no more (the pages it knows
+    /// are never forgotten, so none of its links could ever be fetched). It keeps no
+    /// candidates either, which spares every later check reading and writing them.
+    fn full(&self) -> bool {
+        self.state.pages.len() >= self.cfg.max_pages
+    }
+
     /// The site's template as learned before this check (applied to every page of it).
     pub fn template(&self) -> &Template {
         &self.template
@@ -253,7 +261,7 @@ impl Crawl {
         for l in &read.all {
             self.observed.insert(l.url.clone());
         }
-        if self.watch.depth > 1 && !read.nofollow {
+        if self.watch.depth > 1 && !read.nofollow && !self.full() {
             for (i, l) in read.kept.iter().enumerate() {
                 if self.followable(&l.url) {
                     let s = scored[i];
@@ -310,9 +318,9 @@ impl Crawl {
             let Some(cand) = self.frontier.pop() else {
                 break;
             };
-            let known = self.state.pages.contains_key(&cand.url);
-            if !known && self.state.pages.len() >= self.cfg.max_pages {
-                self.state.frontier.push(cand);
+            // A watch that knows as many pages as it may discovers no more: what it
+            // queued before it was full is dropped.
+            if !self.state.pages.contains_key(&cand.url) && self.full() {
                 continue;
             }
             match self.visit_one(fetcher, cand, now).await? {
@@ -330,15 +338,20 @@ impl Crawl {
                 }
             }
         }
-        // What is left waits for the next check (known lists are queued again anyway).
+        // What is left waits for the next check (known lists are queued again anyway),
+        // unless the watch is full.
         let left = std::mem::replace(&mut self.frontier, Frontier::new(Order::Breadth));
-        let pages = &self.state.pages;
-        self.state.frontier.extend(
-            left.into_waiting()
-                .into_iter()
-                .filter(|c| !pages.contains_key(&c.url)),
-        );
-        self.state.frontier.truncate(FRONTIER_KEPT);
+        if self.full() {
+            self.state.frontier.clear();
+        } else {
+            let pages = &self.state.pages;
+            self.state.frontier.extend(
+                left.into_waiting()
+                    .into_iter()
+                    .filter(|c| !pages.contains_key(&c.url)),
+            );
+            self.state.frontier.truncate(FRONTIER_KEPT);
+        }
         self.state.last_fetched = self.fetched;
         Ok(self)
     }

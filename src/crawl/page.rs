@@ -90,7 +90,7 @@ impl Crawl {
         let level = cand.level;
         let tunnel = st.tunnel;
         self.state.pages.insert(cand.url, st);
-        if follow {
+        if follow && !self.full() {
             for (i, l) in read.kept.iter().enumerate() {
                 if self.followable(&l.url) {
                     let s = scored[i];
@@ -334,6 +334,9 @@ impl Crawl {
 
     /// Queues a candidate, counting calendar pages.
     pub(super) fn push(&mut self, c: Candidate) {
+        if self.full() {
+            return;
+        }
         if let Some(shape) = Url::parse(&c.url)
             .ok()
             .as_ref()
