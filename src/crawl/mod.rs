@@ -128,10 +128,10 @@ enum Visited {
     Fetched(Box<(Candidate, Option<PageState>, Page)>),
 }
 
-/// A fetched page, read: links with and without template, contexts, text.
+/// A fetched page, read: its links without template, contexts, text. (The URLs of all
+/// its links, template links too, went into the check's observed set as it was read.)
 struct Read {
     title: Option<String>,
-    all: Vec<Link>,
     kept: Vec<Link>,
     /// The structure of the kept links (contexts and the page's blocks).
     kept_structure: entries::Structure,
@@ -257,9 +257,6 @@ impl Crawl {
         }
         for i in &changed.new_items {
             self.emitted.insert(i.link.clone());
-        }
-        for l in &read.all {
-            self.observed.insert(l.url.clone());
         }
         if self.watch.depth > 1 && !read.nofollow && !self.full() {
             for (i, l) in read.kept.iter().enumerate() {
@@ -434,7 +431,8 @@ impl Crawl {
         Some(self.read_parsed(parsed, page.url.as_str(), is_root))
     }
 
-    /// [`Crawl::read`] of a page already parsed (with its text) at `url`.
+    /// [`Crawl::read`] of a page already parsed (with its text) at `url`. The page's links
+    /// move into what is kept (a template link's URL into the observed set alone).
     fn read_parsed(&mut self, parsed: extract::Parsed, url: &str, is_root: bool) -> Read {
         let (mut ex, ctx, blocks, main) = (
             parsed.page,
@@ -463,9 +461,12 @@ impl Crawl {
         let mut kept_ctx = Vec::new();
         let mut contexts = Vec::new();
         let focused = self.topic.is_some();
-        for (i, (l, c)) in ex.links.iter().zip(ctx).enumerate() {
-            if !self.template.is_template_hash(hashes[i], c.as_ref()) {
-                kept.push(l.clone());
+        for (i, (l, c)) in ex.links.into_iter().zip(ctx).enumerate() {
+            if self.template.is_template_hash(hashes[i], c.as_ref()) {
+                self.observed.insert(l.url);
+            } else {
+                self.observed.insert(l.url.clone());
+                kept.push(l);
                 kept_ctx.push(c);
                 if focused {
                     contexts.push(context_of(&text, i));
@@ -474,7 +475,6 @@ impl Crawl {
         }
         Read {
             title: ex.title,
-            all: ex.links,
             kept,
             kept_structure: entries::Structure {
                 ctx: kept_ctx,

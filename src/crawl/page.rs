@@ -43,9 +43,6 @@ impl Crawl {
             self.state.pages.insert(cand.url, st);
             return Ok(());
         };
-        for l in &read.all {
-            self.observed.insert(l.url.clone());
-        }
         let link_fp = Digest(fingerprint::links(&read.kept));
         let same_links = st.link_fingerprint == Some(link_fp);
         st.link_fingerprint = Some(link_fp);
