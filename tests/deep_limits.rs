@@ -7,29 +7,30 @@ mod common;
 use common::{list, Canned, Site};
 use sitefeed::app::NewWatch;
 
-/// Section `n`: a list of notices, newest first (`extra` more on top of the first eight).
-fn section(n: u32, extra: u32) -> String {
-    let titles: Vec<(String, String)> = (1..=8 + extra)
-        .rev()
-        .map(|k| (format!("Notice {k} of section {n}"), format!("/s{n}/{k}")))
-        .collect();
-    let links: Vec<(&str, &str)> = titles
+/// A list page of these (text, href) links.
+fn page(links: &[(String, String)]) -> String {
+    let links: Vec<(&str, &str)> = links
         .iter()
         .map(|(t, h)| (t.as_str(), h.as_str()))
         .collect();
     list(&links)
 }
 
+/// Section `n`: a list of notices, newest first (`extra` more on top of the first eight).
+fn section(n: u32, extra: u32) -> String {
+    let notices: Vec<(String, String)> = (1..=8 + extra)
+        .rev()
+        .map(|k| (format!("Notice {k} of section {n}"), format!("/s{n}/{k}")))
+        .collect();
+    page(&notices)
+}
+
 /// A front page linking to sections `1..=n`.
 fn front(n: u32) -> String {
-    let titles: Vec<(String, String)> = (1..=n)
+    let sections: Vec<(String, String)> = (1..=n)
         .map(|k| (format!("Section {k}"), format!("/s{k}/")))
         .collect();
-    let links: Vec<(&str, &str)> = titles
-        .iter()
-        .map(|(t, h)| (t.as_str(), h.as_str()))
-        .collect();
-    list(&links)
+    page(&sections)
 }
 
 #[tokio::test]

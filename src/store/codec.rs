@@ -4,8 +4,9 @@
 //! (its plain length, then the deflated bytes of version 2 without the version byte);
 //! `3` is a link array as a delta against the one before it: copies of runs of the old
 //! array and the new links in between. The link array is the largest value; a check that
-//! changes a page writes a delta, not the array. `5` is a deep watch's crawl state in
-//! binary (`crawl_codec.rs`), with the LEB128 numbers and strings defined here.
+//! changes a page writes a delta, not the array. `6` is a deep watch's crawl state in
+//! binary (`crawl_codec.rs`), with the LEB128 numbers and strings defined here; `5`, the
+//! same with each page's digests in hex, is still read.
 
 use std::borrow::Cow;
 

@@ -1,7 +1,8 @@
 //! A deep watch's crawl state ([`CrawlState`]) in binary (value version 6). The state is
 //! the largest value a deep check rewrites, decoded and encoded again on every check for
 //! the handful of pages it fetched. This form keeps the same values in well under half
-//! the bytes of JSON (400 fetched pages: 80 KB against 198 KB), without field names,
+//! the bytes of JSON (400 fetched pages: 80 KB against 198 KB in version 5, which held
+//! each digest in hex; 34 bytes less per page since), without field names,
 //! number formatting or string escapes.
 //!
 //! After the version byte: the root URL (a presence byte, then the string), the root's
