@@ -223,8 +223,8 @@ fn site(pages: usize) -> CrawlState {
                 kind: if i % 10 == 0 { Kind::List } else { Kind::Leaf },
                 why: None,
                 title: Some(format!("Council backs plan number {i} for the river")),
-                raw_fingerprint: Some(Digest((i as u128 * 7919).to_le_bytes())),
-                link_fingerprint: Some(Digest((i as u128 * 104_729).to_be_bytes())),
+                raw_fingerprint: Some(Digest(((i as u128 + 1) * 7919).to_le_bytes())),
+                link_fingerprint: Some(Digest(((i as u128 + 1) * 104_729).to_be_bytes())),
                 etag: Some(format!("\"{i:x}-5f3a\"")),
                 last_modified: None,
                 signature: Some(Signature {
@@ -361,7 +361,7 @@ fn the_store_reads_json_states_and_writes_binary_ones() {
         .expect("get")
         .expect("written");
     assert_eq!(stored.first(), Some(&CRAWL_V6));
-    // A state version 5 wrote (digests in hex) reads, and the next commit writes it anew.
+    // A state version 5 wrote (digests in hex) reads as it was.
     db.insert(keys::watch_key(keys::CRAWL, &w.id), as_v5(&s))
         .expect("insert");
     assert_eq!(store.crawl(&w.id).expect("read"), s);
