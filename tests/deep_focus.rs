@@ -5,7 +5,6 @@
 mod common;
 
 use common::{list, Canned, Site};
-use sitefeed::app::NewWatch;
 
 /// The sections a deep watch with the keyword fetched in its first check, on a front page
 /// of two sections with the keyword beside the link to section `on_topic` (1 or 2).
@@ -39,16 +38,8 @@ async fn first_fetched(on_topic: u8) -> Vec<&'static str> {
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.deep.max_pages_per_check = 1;
     });
-    let (watch, _) = app
-        .add_watch(&NewWatch {
-            url: site.url(),
-            depth: Some(2),
-            keywords: vec!["scholarship".to_owned()],
-            ..NewWatch::default()
-        })
-        .expect("add");
-    let report = app.check(&watch, false).await.expect("check");
-    assert!(report.error.is_none(), "{:?}", report.error);
+    let watch = common::deep_watch(&app, site.url(), &["scholarship"]);
+    common::check_ok(&app, &watch).await;
     ["/one/", "/two/"]
         .into_iter()
         .filter(|s| site.hits(s) > 0)

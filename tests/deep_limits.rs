@@ -5,7 +5,6 @@
 mod common;
 
 use common::{list, Canned, Site};
-use sitefeed::app::NewWatch;
 
 /// A list page of these (text, href) links.
 fn page(links: &[(String, String)]) -> String {
@@ -44,15 +43,8 @@ async fn a_full_watch_discovers_no_more_and_keeps_reading_its_lists() {
     let (app, _clock) = common::app_with(dir.path(), |c| {
         c.deep.max_pages = 2;
     });
-    let (watch, _) = app
-        .add_watch(&NewWatch {
-            url: site.url(),
-            depth: Some(2),
-            ..NewWatch::default()
-        })
-        .expect("add");
-    let report = app.check(&watch, false).await.expect("check");
-    assert!(report.error.is_none(), "{:?}", report.error);
+    let watch = common::deep_watch(&app, site.url(), &[]);
+    common::check_ok(&app, &watch).await;
     let fetched = |site: &Site| -> Vec<u32> {
         (1..=5)
             .filter(|n| site.hits(&format!("/s{n}/")) > 0)
@@ -75,8 +67,7 @@ async fn a_full_watch_discovers_no_more_and_keeps_reading_its_lists() {
         &format!("/s{changed}/"),
         vec![Canned::html(section(changed, 1))],
     );
-    let report = app.check(&watch, false).await.expect("check");
-    assert!(report.error.is_none(), "{:?}", report.error);
+    common::check_ok(&app, &watch).await;
     assert_eq!(fetched(&site), known, "no page beyond the two it knows");
     for n in &known {
         assert_eq!(site.hits(&format!("/s{n}/")), 2, "list {n} read again");

@@ -152,3 +152,21 @@ pub fn watch(app: &App, url: &str) -> WatchId {
     .0
     .id
 }
+
+/// Adds a watch of depth 2 on `url`, with these keywords (none: a plain deep watch).
+pub fn deep_watch(app: &App, url: String, keywords: &[&str]) -> sitefeed::model::Watch {
+    app.add_watch(&NewWatch {
+        url,
+        depth: Some(2),
+        keywords: keywords.iter().map(|k| (*k).to_owned()).collect(),
+        ..NewWatch::default()
+    })
+    .expect("add deep watch")
+    .0
+}
+
+/// Checks `watch` once and asserts the check reported no error.
+pub async fn check_ok(app: &App, watch: &sitefeed::model::Watch) {
+    let report = app.check(watch, false).await.expect("check");
+    assert!(report.error.is_none(), "{:?}", report.error);
+}
