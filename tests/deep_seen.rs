@@ -1,7 +1,7 @@
 //! Every URL a deep check reads joins its watch's seen set, the links of the site's
-//! template (its menu and footer, on every page) as well as its entries: a URL that was
-//! on a page once never comes back as a new item, even after the template that hid it
-//! changes.
+//! template (its menu and footer, on every page) as well as its entries, so that a URL
+//! that was on a page once cannot come back as a new item later, should the template
+//! that hid it change. (What is checked here is the seen set.)
 
 mod common;
 
