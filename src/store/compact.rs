@@ -297,7 +297,7 @@ pub(super) fn live_bytes(db: &sled::Db) -> Result<u64, StoreError> {
     let mut bytes = 0u64;
     for name in db.tree_names() {
         let tree = db.open_tree(&name)?;
-        for kv in &tree {
+        for kv in super::scan::evicting(&tree) {
             let (k, v) = kv?;
             bytes += (k.len() + v.len()) as u64;
         }
@@ -336,7 +336,7 @@ fn copy_into(
             let dst = db.open_tree(&name)?;
             let mut batch = sled::Batch::default();
             let mut batch_bytes = 0usize;
-            for kv in &src {
+            for kv in super::scan::evicting(&src) {
                 let (k, v) = kv?;
                 batch_bytes += k.len() + v.len();
                 keys += 1;

@@ -21,6 +21,7 @@ mod keys;
 mod links;
 mod open;
 pub mod pg;
+mod scan;
 mod seen;
 mod stamp;
 mod state;

@@ -186,7 +186,8 @@ impl Store {
             return pg.usage();
         }
         let mut by: std::collections::BTreeMap<u8, (u64, u64)> = std::collections::BTreeMap::new();
-        for kv in self.db_read()?.iter() {
+        let db = self.db_read()?;
+        for kv in super::scan::evicting(&db) {
             let (k, v) = kv?;
             let e = by.entry(k.first().copied().unwrap_or(0)).or_default();
             e.0 += 1;
