@@ -5,10 +5,11 @@
 //! have gathered. A scan uses each page once or twice, so on a store of some thousands of
 //! pages no queue fills, nothing is evicted, and every page the scan read stays in memory
 //! until later uses push it out: scanning a 0.9 GiB store (121,000 keys, 53 MB of keys
-//! and values) took 62 MB more resident memory, whatever the cache's size. Reading each
+//! and values) took 60 MiB more resident memory, whatever the cache's size. Reading each
 //! key once more by [`sled::Tree::get`] adds a use of the page just read for every key on
-//! it, so the queues fill as the scan goes and the cache evicts: 23 MB more on the same
-//! store, for a sixth more time (see `bench/README.md`).
+//! it, so the queues fill as the scan goes and the cache evicts: 23 MiB more on the same
+//! store, for a fifth more time (see `bench/README.md`). Pages of few large records get
+//! few such uses, so on them the scan still keeps more than the cache's size.
 
 use sled::IVec;
 
