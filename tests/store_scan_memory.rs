@@ -21,6 +21,16 @@ fn status_kib(field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Prints a figure in KiB and asserts it is under `limit` (`from`: where it was measured
+/// from, for the message).
+fn below(what: &str, kib: u64, limit: u64, from: u64) {
+    eprintln!("{what} {kib} KiB (from {from} KiB)");
+    assert!(
+        kib < limit,
+        "{what} {kib} KiB, over {limit} (from {from} KiB)"
+    );
+}
+
 /// Whether the tests run in CI, where a figure that cannot be read is a failure.
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
@@ -83,11 +93,11 @@ fn whole_store_scans_do_not_keep_the_store_in_memory() {
 
     // The values alone are 20 MB (19,531 KiB); kept in memory as sled's pages they would
     // take more. The cache is 1 MiB: a scan that lets it evict grows by a few MiB.
-    let grown = after.saturating_sub(before);
-    eprintln!("the scan grew the resident memory by {grown} KiB (from {before})");
-    assert!(
-        grown < 8 * 1024,
-        "a scan of 20 MB of values grew the resident memory by {grown} KiB (from {before})"
+    below(
+        "a scan of 20 MB of values grew the resident memory by",
+        after.saturating_sub(before),
+        8 * 1024,
+        before,
     );
 
     // The compaction's copy scans the store again and writes a second database; its peak
@@ -106,10 +116,10 @@ fn whole_store_scans_do_not_keep_the_store_in_memory() {
     let stored: u64 = usage.iter().map(|u| u.keys).sum();
     assert_eq!(compacted.keys, stored, "every key copied");
     let peak = status_kib("VmHWM:").expect("VmHWM");
-    let rose = peak.saturating_sub(start);
-    eprintln!("the compaction's peak was {rose} KiB above its start (from {start})");
-    assert!(
-        rose < 24 * 1024,
-        "compacting 20 MB of values peaked {rose} KiB above the start (from {start})"
+    below(
+        "compacting 20 MB of values peaked above its start by",
+        peak.saturating_sub(start),
+        24 * 1024,
+        start,
     );
 }
