@@ -1,6 +1,7 @@
-//! A scan of the whole store (its usage by kind, the compaction's measure of the live
-//! bytes and its copy) leaves the store's pages on disk: the resident memory grows by the
-//! page cache, not by the store.
+//! A scan of the whole store leaves the store's pages on disk: the resident memory grows
+//! by the page cache, not by the store. Checked through the usage by kind and the
+//! compaction's copy; the compaction's measure of the live bytes reads through the same
+//! scan.
 //!
 //! Alone in its file so that its test binary runs nothing beside it: the figure read is
 //! the whole process's resident memory (Linux only; elsewhere the test has nothing to
