@@ -1,4 +1,4 @@
-//! Whole-store scans that leave sled's page cache at its size.
+//! Scans of many keys that leave sled's page cache at its size.
 //!
 //! sled 0.34 does not act on each use of a page: it shards its cache 256 ways and records
 //! a page's uses in a queue per shard, which it reads (and evicts by) only when 64 uses
@@ -16,7 +16,15 @@ use sled::IVec;
 /// Every key and value of `tree` in order, each read a second time by key so that sled's
 /// cache evicts as the scan goes (see the module's notes).
 pub(super) fn evicting(tree: &sled::Tree) -> impl Iterator<Item = sled::Result<(IVec, IVec)>> + '_ {
-    tree.iter().map(move |kv| {
+    evicting_prefix(tree, &[])
+}
+
+/// [`evicting`] over the keys that start with `prefix` only (every watch record, say).
+pub(super) fn evicting_prefix<'a>(
+    tree: &'a sled::Tree,
+    prefix: &[u8],
+) -> impl Iterator<Item = sled::Result<(IVec, IVec)>> + 'a {
+    tree.scan_prefix(prefix).map(move |kv| {
         let (k, v) = kv?;
         tree.get(&k)?;
         Ok((k, v))
