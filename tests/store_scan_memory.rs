@@ -141,8 +141,9 @@ const WATCHES: usize = 100_000;
 /// A database at `path` holding `WATCHES` watch records, written as the store lays them
 /// out (`w`, the watch id, a version byte 1 and the JSON of the watch: `src/store/keys.rs`)
 /// in batches, since adding 100,000 watches one by one through the store takes minutes
-/// in a debug build. Should that layout change, the listing cannot read these records
-/// and the test fails on their count. Returns the bytes of the records.
+/// in a debug build. Should that layout change, the listing fails on these records (an
+/// error, or a count short of `WATCHES`) and so does the test. Returns the bytes of the
+/// records.
 fn fill_watches(path: &std::path::Path) -> sled::Result<u64> {
     let db = sled::Config::new()
         .path(path)
