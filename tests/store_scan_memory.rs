@@ -45,29 +45,45 @@ fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// A sled database at `path` holding `KEYS` values under one key prefix the store does
-/// not use, written in batches and flushed.
-fn fill(path: &std::path::Path) -> sled::Result<()> {
+/// A sled database at `path` holding `records` (key, value), written in batches of a
+/// thousand and flushed. Returns the bytes of keys and values.
+fn write(
+    path: &std::path::Path,
+    records: impl Iterator<Item = (Vec<u8>, Vec<u8>)>,
+) -> sled::Result<u64> {
     let db = sled::Config::new()
         .path(path)
         .cache_capacity(CACHE)
         .open()?;
     let mut batch = sled::Batch::default();
-    for i in 0..KEYS {
-        let mut key = b"~".to_vec();
-        key.extend_from_slice(&i.to_be_bytes());
-        // Values that do not compress away, should sled ever compress.
-        let value: Vec<u8> = (0..VALUE)
-            .map(|j| (i as usize * 31 + j * 7) as u8)
-            .collect();
+    let mut bytes = 0;
+    for (n, (key, value)) in records.enumerate() {
+        bytes += (key.len() + value.len()) as u64;
         batch.insert(key, value);
-        if i % 1_000 == 999 {
+        if n % 1_000 == 999 {
             db.apply_batch(std::mem::take(&mut batch))?;
         }
     }
     db.apply_batch(batch)?;
     db.flush()?;
-    Ok(())
+    Ok(bytes)
+}
+
+/// A sled database at `path` holding `KEYS` values under one key prefix the store does
+/// not use.
+fn fill(path: &std::path::Path) -> sled::Result<u64> {
+    write(
+        path,
+        (0..KEYS).map(|i| {
+            let mut key = b"~".to_vec();
+            key.extend_from_slice(&i.to_be_bytes());
+            // Values that do not compress away, should sled ever compress.
+            let value: Vec<u8> = (0..VALUE)
+                .map(|j| (i as usize * 31 + j * 7) as u8)
+                .collect();
+            (key, value)
+        }),
+    )
 }
 
 #[test]
@@ -145,39 +161,29 @@ const WATCHES: usize = 100_000;
 /// error, or a count short of `WATCHES`) and so does the test. Returns the bytes of the
 /// records.
 fn fill_watches(path: &std::path::Path) -> sled::Result<u64> {
-    let db = sled::Config::new()
-        .path(path)
-        .cache_capacity(CACHE)
-        .open()?;
-    let mut batch = sled::Batch::default();
-    let mut bytes = 0;
-    for k in 0..WATCHES {
-        let url = format!("http://127.0.0.1:9/departments/{k}/notices/");
-        let watch = Watch {
-            id: WatchId::for_url(&url),
-            title: Some(format!("Notices of department {k}")),
-            url,
-            depth: 1,
-            select: None,
-            keywords: Vec::new(),
-            created: 1_700_000_000,
-            strategy: None,
-            options: WatchOptions::default(),
-            render: Render::Plain,
-        };
-        let mut key = b"w".to_vec();
-        key.extend_from_slice(watch.id.as_str().as_bytes());
-        let mut value = vec![1];
-        serde_json::to_writer(&mut value, &watch).expect("a watch serializes");
-        bytes += (key.len() + value.len()) as u64;
-        batch.insert(key, value);
-        if k % 1_000 == 999 {
-            db.apply_batch(std::mem::take(&mut batch))?;
-        }
-    }
-    db.apply_batch(batch)?;
-    db.flush()?;
-    Ok(bytes)
+    write(
+        path,
+        (0..WATCHES).map(|k| {
+            let url = format!("http://127.0.0.1:9/departments/{k}/notices/");
+            let watch = Watch {
+                id: WatchId::for_url(&url),
+                title: Some(format!("Notices of department {k}")),
+                url,
+                depth: 1,
+                select: None,
+                keywords: Vec::new(),
+                created: 1_700_000_000,
+                strategy: None,
+                options: WatchOptions::default(),
+                render: Render::Plain,
+            };
+            let mut key = b"w".to_vec();
+            key.extend_from_slice(watch.id.as_str().as_bytes());
+            let mut value = vec![1];
+            serde_json::to_writer(&mut value, &watch).expect("a watch serializes");
+            (key, value)
+        }),
+    )
 }
 
 /// `Store::watches` over `WATCHES` watch records that are on disk, not in memory.
