@@ -72,7 +72,7 @@ impl Store {
             )),
             pg: None,
         };
-        if let Err(e) = store.maybe_compact() {
+        if let Err(e) = store.maybe_compact_apart() {
             tracing::warn!(error = %e, path = %path.display(), "store compaction at start-up failed; the store is unchanged");
         }
         store.start_compaction_timer();
