@@ -367,16 +367,11 @@ impl Store {
     /// Compacts the store if [`due`] says so (measuring the live bytes first when only
     /// the hint says so). A temporary or PostgreSQL store is never compacted.
     pub fn maybe_compact(&self) -> Result<Outcome, StoreError> {
-        let Some((path, _)) = &self.shared.reopen else {
+        let Some((path, on_disk, hint)) = self.due_by_hint() else {
             return Ok(Outcome::NotDue);
         };
         let comp = &self.shared.compaction;
         let policy = comp.policy;
-        let on_disk = self.size_on_disk();
-        let hint = *comp.hint();
-        if !due(on_disk, hint.live, hint.left, &policy) {
-            return Ok(Outcome::NotDue);
-        }
         let live = live_bytes(&*self.db_read()?)?;
         let measured = Hint {
             live: Some(live),
@@ -392,20 +387,20 @@ impl Store {
         self.compact().map(Outcome::Compacted)
     }
 
-    /// [`Store::maybe_compact`] on a thread that ends with it, for the start-up's check
-    /// and the timer's. The copy allocates tens of MB that are freed soon after; the
-    /// allocator keeps a heap per thread and gives a thread's emptied pages back as that
-    /// thread goes on allocating, or when it ends. On the timer's thread, which then waits
-    /// for its next tick, a compaction at 1,000 watches left about 6 MB more resident
-    /// than on a thread of its own (`bench/README.md`). A panic goes on in the caller.
-    pub(super) fn maybe_compact_apart(&self) -> Result<Outcome, StoreError> {
-        let store = self.clone();
-        std::thread::Builder::new()
-            .name("store-compacting".into())
-            .spawn(move || store.maybe_compact())
-            .map_err(io_error)?
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    /// The store's directory, its size on disk and the live-bytes hint, when the size and
+    /// the hint say a compaction may be due ([`due`]; a scan decides). `None` for a
+    /// temporary or PostgreSQL store.
+    fn due_by_hint(&self) -> Option<(&Path, u64, Hint)> {
+        let (path, _) = self.shared.reopen.as_ref()?;
+        let on_disk = self.size_on_disk();
+        let hint = *self.shared.compaction.hint();
+        due(
+            on_disk,
+            hint.live,
+            hint.left,
+            &self.shared.compaction.policy,
+        )
+        .then_some((path.as_path(), on_disk, hint))
     }
 
     /// Copies the live data into a fresh database and swaps it in (see the module's
@@ -517,45 +512,6 @@ impl Store {
         );
         Ok(done)
     }
-
-    /// Starts the thread that calls [`Store::maybe_compact`] every `policy.every`; it
-    /// ends when the store is dropped.
-    pub(super) fn start_compaction_timer(&self) {
-        let Some(every) = self.shared.compaction.policy.every else {
-            return;
-        };
-        if self.shared.compaction.policy.ratio == 0 || self.shared.reopen.is_none() {
-            return;
-        }
-        let (stop, wait) = std::sync::mpsc::channel::<()>();
-        let shared = std::sync::Arc::downgrade(&self.shared);
-        let started = std::thread::Builder::new()
-            .name("store-compact".into())
-            .spawn(move || {
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                    wait.recv_timeout(every)
-                {
-                    let Some(shared) = shared.upgrade() else {
-                        return;
-                    };
-                    let store = Store { shared, pg: None };
-                    if let Err(e) = store.maybe_compact_apart() {
-                        tracing::warn!(error = %e, "store compaction failed; the store is unchanged");
-                    }
-                }
-            });
-        match started {
-            Ok(_) => {
-                *self
-                    .shared
-                    .compaction
-                    .stop
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(stop);
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot start the store's compaction timer"),
-        }
-    }
 }
 
 fn write_marker(path: &Path) -> io::Result<()> {
@@ -591,6 +547,8 @@ pub(super) fn sled_config(path: &Path, cache_bytes: u64) -> sled::Config {
         .cache_capacity(cache_bytes)
         .flush_every_ms(Some(500))
 }
+
+mod timer;
 
 #[cfg(test)]
 mod tests;
