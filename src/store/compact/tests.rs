@@ -130,7 +130,7 @@ fn compaction_keeps_every_key_and_value_and_shrinks_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("data");
     let s = open(&path, CompactPolicy::off());
-    let ws = busy(&s, 4, 60);
+    let ws = busy(&s, 4, 80);
     s.flush().expect("flush");
     let before = dump(&s);
     let stamps: Vec<_> = ws
@@ -230,7 +230,7 @@ fn writes_during_compactions_are_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("data");
     let s = open(&path, CompactPolicy::off());
-    busy(&s, 4, 60);
+    busy(&s, 4, 80);
     let writers: Vec<_> = (0..3)
         .map(|t| {
             let s = s.clone();
@@ -301,7 +301,7 @@ fn maybe_compact_measures_then_compacts_and_not_again_at_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("data");
     let s = open(&path, policy(2, MB));
-    busy(&s, 4, 60);
+    busy(&s, 4, 80);
     let before = dump(&s);
     match s.maybe_compact().expect("maybe") {
         Outcome::Compacted(c) => assert!(c.after < c.before, "{c:?}"),
@@ -319,7 +319,7 @@ fn a_store_that_grew_is_compacted_at_open() {
     let path = dir.path().join("data");
     let before = {
         let s = open(&path, CompactPolicy::off());
-        busy(&s, 4, 60);
+        busy(&s, 4, 80);
         dump(&s)
     };
     let grown = open(&path, CompactPolicy::off()).size_on_disk();
@@ -458,7 +458,7 @@ fn the_timer_compacts_a_running_store_and_ends_with_it() {
         },
     );
     let before = {
-        busy(&s, 4, 60);
+        busy(&s, 4, 80);
         dump(&s)
     };
     // The timer's thread compacts on its own (the hint records what it left).

@@ -105,17 +105,9 @@ impl WatchState {
 /// Checks remembered per watch for the web page.
 pub const RECENT_CHECKS: usize = 20;
 
-/// One check as the web page shows it: when, what changed, how long it took.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckLog {
-    /// Unix seconds.
-    pub at: i64,
-    pub duration_ms: u64,
-    pub new_items: u32,
-    /// The page's links changed.
-    pub changed: bool,
-    pub error: Option<String>,
-}
+mod log;
+
+pub use log::CheckLog;
 
 impl WatchState {
     pub fn new(now: i64, sched: crate::schedule::Adaptive) -> Self {
