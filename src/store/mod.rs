@@ -48,9 +48,11 @@ use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 /// buckets (a schema-2 store opens as it is: its seen URLs are read where they are and
 /// moved into buckets by each watch's sweeps); 4: a deep watch's crawl state in binary
 /// (a schema-3 store opens as it is: its JSON states are read, and each is written in
-/// binary at its watch's next deep check). An older sitefeed refuses a newer store
+/// binary at its watch's next deep check); 5: a state's logged checks as arrays (a
+/// schema-4 store opens as it is: the named form is read, and each state is written in
+/// the short one at its watch's next check). An older sitefeed refuses a newer store
 /// rather than failing on values it cannot read.
-pub(crate) const SCHEMA_VERSION: u32 = 4;
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 pub use crate::model::ITEMS_KEPT;
 
@@ -577,6 +579,8 @@ fn decode<T: DeserializeOwned>(key: &[u8], bytes: &[u8]) -> Result<T, StoreError
     }
 }
 
+#[cfg(test)]
+mod schema_tests;
 #[cfg(test)]
 mod suite;
 #[cfg(test)]

@@ -17,6 +17,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "seen_times",
         include_str!("../../../migrations/0002_seen_times.sql"),
     ),
+    (
+        3,
+        "state_log_arrays",
+        include_str!("../../../migrations/0003_state_log_arrays.sql"),
+    ),
 ];
 
 /// Key of the advisory lock that serializes migrations (any fixed number).
