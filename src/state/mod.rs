@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Status;
 
+mod log;
+
+pub use log::CheckLog;
+
 /// Everything about a watch that changes with its checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WatchState {
@@ -104,10 +108,6 @@ impl WatchState {
 
 /// Checks remembered per watch for the web page.
 pub const RECENT_CHECKS: usize = 20;
-
-mod log;
-
-pub use log::CheckLog;
 
 impl WatchState {
     pub fn new(now: i64, sched: crate::schedule::Adaptive) -> Self {
