@@ -51,8 +51,9 @@ pub struct PageFacts {
 /// Per-watch page statistics, in the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageStats {
-    /// The reference snapshot: sorted short keys of the page's links.
-    #[serde(default, with = "keys")]
+    /// The reference snapshot: sorted short keys of the page's links. Left out of the
+    /// JSON when empty; the sled store keeps it apart from the state (`store/reference.rs`).
+    #[serde(default, with = "keys", skip_serializing_if = "Vec::is_empty")]
     pub reference: Vec<u16>,
     /// Largest count of links not in the reference seen at once: the estimate of v.
     #[serde(default)]

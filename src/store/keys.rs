@@ -6,7 +6,8 @@
 //! |---|---|
 //! | `v` | schema version (u32 BE) |
 //! | `w` id | [`Watch`](crate::model::Watch) |
-//! | `s` id | [`WatchState`](crate::state::WatchState) |
+//! | `s` id | [`WatchState`](crate::state::WatchState), written by a check without its page statistics' reference keys |
+//! | `R` id | those reference keys (`reference.rs`), written when they change |
 //! | `l` id | the last link array |
 //! | `i` id seq(u64) | an [`Item`](crate::model::Item); newest = highest seq |
 //! | `I` id first_seq(u64) | older items packed by a hundred (`items.rs`) |
@@ -39,9 +40,12 @@ pub(crate) const ITEM_CHUNK: u8 = b'I';
 pub(crate) const FEED: u8 = b'q';
 pub(crate) const FAILING: u8 = b'f';
 pub(crate) const RENDER: u8 = b'r';
+/// The page statistics' reference keys, apart from the state.
+pub(crate) const REFERENCE: u8 = b'R';
 
 /// The kinds whose keys are `kind id`, one per watch.
-pub(crate) const PER_WATCH: [u8; 7] = [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER];
+pub(crate) const PER_WATCH: [u8; 8] =
+    [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER, REFERENCE];
 /// The kinds whose keys are ranges under `kind id`.
 pub(crate) const PER_WATCH_RANGES: [u8; 6] =
     [ITEM, SEEN, SEEN_BUCKET, PAGE, LINK_DELTA, ITEM_CHUNK];

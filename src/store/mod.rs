@@ -21,6 +21,7 @@ mod keys;
 mod links;
 mod open;
 pub mod pg;
+mod reference;
 mod scan;
 mod seen;
 mod stamp;
@@ -48,9 +49,10 @@ use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 /// buckets (a schema-2 store opens as it is: its seen URLs are read where they are and
 /// moved into buckets by each watch's sweeps); 4: a deep watch's crawl state in binary
 /// (a schema-3 store opens as it is: its JSON states are read, and each is written in
-/// binary at its watch's next deep check); 5: a state's logged checks as arrays (a
-/// schema-4 store opens as it is: the named form is read, and each state is written in
-/// the short one at its watch's next check). An older sitefeed refuses a newer store
+/// binary at its watch's next deep check); 5: a state's logged checks as arrays, and its
+/// page statistics' reference keys under a key of their own (a schema-4 store opens as
+/// it is: the named form and inline keys are read, and each state is written in the new
+/// form at its watch's next check). An older sitefeed refuses a newer store
 /// rather than failing on values it cannot read.
 pub(crate) const SCHEMA_VERSION: u32 = 5;
 
@@ -283,7 +285,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.state(id);
         }
-        self.get(&keys::watch_key(keys::STATE, id))
+        self.read_state(id)
     }
 
     /// The link array of the last successful check (empty before the first).
@@ -415,8 +417,9 @@ impl Store {
             error: state.error.clone(),
         });
         state.recent_checks.truncate(RECENT_CHECKS);
-        let state = &state;
         let mut batch = sled::Batch::default();
+        self.put_state_apart(&mut batch, id, prev, &mut state)?;
+        let state = &state;
         // A paused watch is never in the due index (a check by hand still commits).
         if prev.next_check != state.next_check || watch.options.paused {
             batch.remove(keys::due(prev.next_check, id));
@@ -424,7 +427,6 @@ impl Store {
         if !watch.options.paused {
             batch.insert(keys::due(state.next_check, id), &[]);
         }
-        batch.insert(keys::watch_key(keys::STATE, id), encode(state));
         if let Some(links) = &record.links {
             self.put_links(&mut batch, id, links, record.earlier_links.as_ref())?;
         }

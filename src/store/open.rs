@@ -151,7 +151,8 @@ impl Store {
                     tracing::info!("store schema 4: deep watches' crawl states are rewritten in binary at their next check");
                 }
                 if found < 5 {
-                    // Nothing moves: states with named check logs are read as they are.
+                    // Nothing moves: states with named check logs and inline reference
+                    // keys are read as they are.
                     db.insert(keys::SCHEMA, &5u32.to_be_bytes())?;
                     db.flush()?;
                     tracing::info!("store schema 5: each watch's state is written in its shorter form at its next check");
