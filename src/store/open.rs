@@ -144,18 +144,18 @@ impl Store {
                 if found < 3 {
                     Self::migrate_2_to_3(&db)?;
                 }
+                // From schema 4 on nothing moves: the older forms are read as they are
+                // (JSON crawl states; states with named check logs and inline reference
+                // keys), and each value takes the newer one at its next write.
                 if found < 4 {
-                    // Nothing moves: JSON crawl states are read as they are.
-                    db.insert(keys::SCHEMA, &4u32.to_be_bytes())?;
-                    db.flush()?;
                     tracing::info!("store schema 4: deep watches' crawl states are rewritten in binary at their next check");
                 }
                 if found < 5 {
-                    // Nothing moves: states with named check logs and inline reference
-                    // keys are read as they are.
-                    db.insert(keys::SCHEMA, &5u32.to_be_bytes())?;
-                    db.flush()?;
                     tracing::info!("store schema 5: each watch's state is written in its shorter form at its next check");
+                }
+                if found < SCHEMA_VERSION {
+                    db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+                    db.flush()?;
                 }
             }
         }
