@@ -93,7 +93,12 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         let s = &w["schedule"];
         assert_eq!(s["probable_losses"], 1, "{w}");
         assert!(s["last_probable_loss"].is_string(), "{w}");
-        assert_eq!(s["effective_links"], 10, "{w}");
+        // Ten, the list's length; nine when one new URL's 16-bit key equals a key of the
+        // reference (the URLs hold the test server's port, so about one run in 300 meets
+        // such a pair: port 40899 makes `/t/31` and one of `/t/0`..`/t/13` collide). The
+        // estimate undercounts then, erring on the side of checking more often.
+        let v = s["effective_links"].as_u64();
+        assert!(matches!(v, Some(9 | 10)), "{w}");
         assert!(
             s["reason"]
                 .as_str()
