@@ -28,6 +28,10 @@ struct GateInner {
     writes_closed: bool,
     /// Everything waits (the copy is swapped in, or the database reopened).
     closed: bool,
+    /// Threads waiting for the gate to change: an operation that leaves wakes them only
+    /// when there are some (a wake is a system call, and most operations leave a gate
+    /// nobody waits at).
+    waiting: usize,
 }
 
 /// What one thread holds: entries to read and entries to write.
@@ -68,8 +72,11 @@ impl Gate {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait<'g>(&self, g: MutexGuard<'g, GateInner>) -> MutexGuard<'g, GateInner> {
-        self.changed.wait(g).unwrap_or_else(PoisonError::into_inner)
+    fn wait<'g>(&self, mut g: MutexGuard<'g, GateInner>) -> MutexGuard<'g, GateInner> {
+        g.waiting += 1;
+        let mut g = self.changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+        g.waiting -= 1;
+        g
     }
 
     /// Enters to write: waits while writes are kept out, unless this thread already
@@ -148,8 +155,11 @@ impl Gate {
 impl Drop for Entered<'_> {
     fn drop(&mut self) {
         let me = std::thread::current().id();
-        let mut g = self.gate.lock();
-        if let Some(h) = g.holders.get_mut(&me) {
+        let waiting = {
+            let mut g = self.gate.lock();
+            let Some(h) = g.holders.get_mut(&me) else {
+                return;
+            };
             if self.write {
                 h.writes -= 1;
             } else {
@@ -158,6 +168,12 @@ impl Drop for Entered<'_> {
             if h.reads == 0 && h.writes == 0 {
                 g.holders.remove(&me);
             }
+            g.waiting > 0
+        };
+        // Woken after the lock is let go. Each waiter counted had let the lock go inside
+        // `Condvar::wait` before the count was read under it, so the wake reaches it; one
+        // that comes later takes the lock and sees the change itself.
+        if waiting {
             self.gate.changed.notify_all();
         }
     }
@@ -216,6 +232,34 @@ mod tests {
         fn all_closed(&self) -> bool {
             self.lock().closed
         }
+
+        fn waiting(&self) -> usize {
+            self.lock().waiting
+        }
+    }
+
+    /// The threads waiting are counted while they wait and no longer once woken, so an
+    /// operation that leaves wakes them when there are some and makes no wake otherwise.
+    #[test]
+    fn waiters_are_counted_while_they_wait() {
+        let gate = Arc::new(Gate::default());
+        drop(gate.enter());
+        drop(gate.enter_read());
+        assert_eq!(gate.waiting(), 0, "nobody waits at an open gate");
+        let inside = gate.enter();
+        let closing = {
+            let gate = gate.clone();
+            std::thread::spawn(move || drop(gate.close().expect("close")))
+        };
+        // The closer waits for the operation inside.
+        spin_until(|| gate.waiting() == 1);
+        let_run();
+        assert_eq!(gate.waiting(), 1);
+        drop(inside);
+        closing.join().expect("closer");
+        assert_eq!(gate.waiting(), 0, "the woken closer is no longer counted");
+        drop(gate.enter());
+        assert_eq!(gate.waiting(), 0);
     }
 
     /// Spins until `cond` holds (no clock: the other thread gets many chances to run).
