@@ -86,22 +86,30 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
             best = Some((at, t));
         }
     };
-    let calendar: [(&Regex, Order); 7] = [
-        (&ISO_IN_TEXT, Order::Ymd),
-        (&YMD_SLASH, Order::Ymd),
-        (&CJK_YMD, Order::Ymd),
-        (&DMY_DOT, Order::Dmy),
-        (&SLASH_YEAR_LAST, Order::Unambiguous),
-        (&DAY_MONTH_YEAR, Order::DayNameYear),
-        (&MONTH_DAY_YEAR, Order::NameDayYear),
-    ];
-    for (re, order) in calendar {
-        // The first match of each form that reads as a date.
-        if let Some((at, t)) = re
-            .captures_iter(text)
-            .find_map(|c| Some((c.get(0)?.start(), read(&c, order, tz)?)))
-        {
-            offer(at, t);
+    // Each calendar form holds a year of four ASCII digits, and most a separator of
+    // their own: a form whose characters the text lacks cannot match, and is not run
+    // (a search costs far more than looking for a character).
+    if has_year(text) {
+        let calendar: [(&Regex, Order, bool); 7] = [
+            (&ISO_IN_TEXT, Order::Ymd, text.contains('-')),
+            (&YMD_SLASH, Order::Ymd, text.contains(['/', '.'])),
+            (&CJK_YMD, Order::Ymd, text.contains('年')),
+            (&DMY_DOT, Order::Dmy, text.contains('.')),
+            (&SLASH_YEAR_LAST, Order::Unambiguous, text.contains('/')),
+            (&DAY_MONTH_YEAR, Order::DayNameYear, true),
+            (&MONTH_DAY_YEAR, Order::NameDayYear, true),
+        ];
+        for (re, order, possible) in calendar {
+            if !possible {
+                continue;
+            }
+            // The first match of each form that reads as a date.
+            if let Some((at, t)) = re
+                .captures_iter(text)
+                .find_map(|c| Some((c.get(0)?.start(), read(&c, order, tz)?)))
+            {
+                offer(at, t);
+            }
         }
     }
     if let Some((at, t)) = month_day(text, now, tz) {
@@ -116,6 +124,22 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
         }
     }
     best.map(|(_, t)| t)
+}
+
+/// Whether `text` holds four ASCII digits in a row, as every calendar form's year.
+fn has_year(text: &str) -> bool {
+    let mut run = 0;
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+            if run == 4 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
 }
 
 /// Which groups of a calendar form hold the year, month and day.
@@ -152,6 +176,9 @@ fn read(c: &regex::Captures<'_>, order: Order, tz: Tz) -> Option<i64> {
 
 /// `5月1日` without a year: the latest such day not after the check.
 fn month_day(text: &str, now: i64, tz: Tz) -> Option<(usize, i64)> {
+    if !text.contains('月') {
+        return None;
+    }
     CJK_MD.captures_iter(text).find_map(|c| {
         let start = c.get(0)?.start();
         // Part of a full date (2024年5月1日), read as one.

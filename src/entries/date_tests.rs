@@ -85,6 +85,27 @@ fn forms_in_many_languages() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The calendar forms run only on a text with four ASCII digits in a row (their year).
+#[test]
+fn a_year_is_four_ascii_digits_in_a_row() {
+    for yes in ["2024", "on 2024-05-01", "x1999y", "12 2024"] {
+        assert!(has_year(yes), "{yes}");
+    }
+    for no in [
+        "",
+        "12 34",
+        "123",
+        "a123",
+        "12 345",
+        "1 2 3 4",
+        "12a34",
+        "٢٠٢٤",
+        "２０２４",
+    ] {
+        assert!(!has_year(no), "{no}");
+    }
+}
+
 #[test]
 fn no_date_rather_than_a_guess() {
     for text in [
