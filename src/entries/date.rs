@@ -88,9 +88,10 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
     };
     // Each calendar form holds a year of four ASCII digits, and most a separator of
     // their own: a form whose characters the text lacks cannot match, and is not run
-    // (a search costs far more than looking for a character).
+    // (a search costs far more than looking for a character); a pattern is compiled when
+    // first run.
     if has_year(text) {
-        let calendar: [(&Regex, Order, bool); 7] = [
+        let calendar: [(&LazyLock<Regex>, Order, bool); 7] = [
             (&ISO_IN_TEXT, Order::Ymd, text.contains('-')),
             (&YMD_SLASH, Order::Ymd, text.contains(['/', '.'])),
             (&CJK_YMD, Order::Ymd, text.contains('年')),
