@@ -200,6 +200,40 @@ fn nested_anchors() {
     assert_eq!(l, one("one", "https://example.com/1"));
 }
 
+/// A link's role hashes the elements around it. When a link opens inside an open one,
+/// the open one leaves from under the elements opened inside it, and a link there has
+/// the role it would have had without it.
+#[test]
+fn a_link_closed_from_inside_leaves_the_roles_of_what_stays_open() {
+    let role = |html: &str, path: &str| {
+        let p = parse(html, &page_url(), None, Gather::Content).expect("parses");
+        let i = p
+            .page
+            .links
+            .iter()
+            .position(|l| l.url.ends_with(path))
+            .expect("the link");
+        p.structure.ctx[i].as_ref().expect("a context").role
+    };
+    let inside = role(
+        "<body><p><a href=/1>one<span class=x><b><a href=/2>two</a></b></span></p>",
+        "/2",
+    );
+    let alone = role(
+        "<body><p><span class=x><b><a href=/2>two</a></b></span></p>",
+        "/2",
+    );
+    let other = role(
+        "<body><p><span class=y><b><a href=/2>two</a></b></span></p>",
+        "/2",
+    );
+    assert_eq!(inside, alone);
+    assert_ne!(
+        alone, other,
+        "the role tells the elements around a link apart"
+    );
+}
+
 #[test]
 fn empty_text_and_img_alt() {
     let l = links(

@@ -86,6 +86,10 @@ struct Frame {
     id: u32,
     tag: Tag,
     sig: u64,
+    /// The role of a link that is this element: the hash of the signatures of this frame
+    /// and every frame below it, kept as the stack grows ([`Tree::rehash_roles`] after a
+    /// frame leaves from inside the stack).
+    role: u64,
     chrome: bool,
     heading: bool,
     /// Its text is not shown (always false when text is not collected).
@@ -350,9 +354,22 @@ impl Tree {
                 facts.close(id, self.next_id);
             }
             self.stack.remove(pos);
+            self.rehash_roles(pos);
             if self.open.is_some_and(|(a, _)| a == id) {
                 self.open = None;
             }
+        }
+    }
+
+    /// The roles of the frames from `from` up, after the frame below them left.
+    fn rehash_roles(&mut self, from: usize) {
+        let mut h = from
+            .checked_sub(1)
+            .and_then(|i| self.stack.get(i))
+            .map_or(FNV_SEED, |f| f.role);
+        for f in self.stack.iter_mut().skip(from) {
+            h = fnv(h, &f.sig.to_le_bytes());
+            f.role = h;
         }
     }
 
@@ -390,6 +407,7 @@ impl Tree {
             _ => {}
         }
         let parent = self.stack.last();
+        let parent_role = parent.map_or(FNV_SEED, |p| p.role);
         let landmark = attrs.role.is_some_and(|role| {
             matches!(
                 role,
@@ -414,6 +432,7 @@ impl Tree {
             self.split();
         }
         let sig = signature(tag, attrs.class);
+        let role = fnv(parent_role, &sig.to_le_bytes());
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
         if self.main.is_none() && (tag == "main" || attrs.role == Some("main")) {
@@ -433,6 +452,7 @@ impl Tree {
             id,
             tag: Tag::new(tag),
             sig,
+            role,
             chrome,
             heading,
             hidden,
@@ -440,10 +460,6 @@ impl Tree {
         let mut anchor = None;
         if matches!(tag, "a" | "area") && el.has_attr("href") {
             let path: ElementPath = self.stack.iter().map(|f| f.id).collect();
-            let role = self
-                .stack
-                .iter()
-                .fold(FNV_SEED, |h, f| fnv(h, &f.sig.to_le_bytes()));
             let ctx = Context {
                 path,
                 role,
