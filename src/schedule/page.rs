@@ -142,6 +142,26 @@ impl PageStats {
 }
 
 /// Short keys as base64 of little-endian u16.
+/// The bytes of reference keys as stored: each key little-endian, in order.
+pub fn pack_keys(keys: &[u16]) -> Vec<u8> {
+    keys.iter().flat_map(|k| k.to_le_bytes()).collect()
+}
+
+/// Reference keys from [`pack_keys`]'s bytes, as the sorted set a reference is (`None`
+/// for an odd length).
+pub fn unpack_keys(bytes: &[u8]) -> Option<Vec<u16>> {
+    if bytes.len() % 2 != 0 {
+        return None;
+    }
+    let mut v: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    Some(v)
+}
+
 mod keys {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
@@ -149,23 +169,13 @@ mod keys {
 
     #[allow(clippy::ptr_arg, reason = "serde's `with` passes &Vec")]
     pub fn serialize<S: Serializer>(v: &Vec<u16>, s: S) -> Result<S::Ok, S::Error> {
-        let bytes: Vec<u8> = v.iter().flat_map(|k| k.to_le_bytes()).collect();
-        s.serialize_str(&STANDARD.encode(bytes))
+        s.serialize_str(&STANDARD.encode(super::pack_keys(v)))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u16>, D::Error> {
         let s = String::deserialize(d)?;
         let bytes = STANDARD.decode(s.as_bytes()).map_err(D::Error::custom)?;
-        if bytes.len() % 2 != 0 {
-            return Err(D::Error::custom("key array length is odd"));
-        }
-        let mut v: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        Ok(v)
+        super::unpack_keys(&bytes).ok_or_else(|| D::Error::custom("key array length is odd"))
     }
 }
 

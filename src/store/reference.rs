@@ -6,34 +6,31 @@
 //! back. States written otherwise (an edit, a transfer, stores of schema 4) hold them
 //! inline, which a read takes as they are.
 //!
-//! The value: version byte 1, then the sorted keys as little-endian u16.
+//! The value: version byte 1, then the keys as the page statistics pack them
+//! ([`pack_keys`]).
 
 use super::{encode, keys, Store, StoreError};
 use crate::model::WatchId;
+use crate::schedule::page::{pack_keys, unpack_keys};
 use crate::state::WatchState;
 
 const V1: u8 = 1;
 
 fn encode_keys(reference: &[u16]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + 2 * reference.len());
-    out.push(V1);
-    for k in reference {
-        out.extend_from_slice(&k.to_le_bytes());
-    }
+    let mut out = vec![V1];
+    out.extend(pack_keys(reference));
     out
 }
 
 fn decode_keys(key: &[u8], bytes: &[u8]) -> Result<Vec<u16>, StoreError> {
-    match bytes.split_first() {
-        Some((&V1, rest)) if rest.len() % 2 == 0 => Ok(rest
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect()),
-        _ => Err(StoreError::Corrupt {
-            key: String::from_utf8_lossy(key).into_owned(),
-            reason: "malformed reference keys".into(),
-        }),
-    }
+    let keys = match bytes.split_first() {
+        Some((&V1, rest)) => unpack_keys(rest),
+        _ => None,
+    };
+    keys.ok_or_else(|| StoreError::Corrupt {
+        key: String::from_utf8_lossy(key).into_owned(),
+        reason: "malformed reference keys".into(),
+    })
 }
 
 impl Store {
@@ -193,6 +190,11 @@ mod tests {
         assert_eq!(
             decode_keys(b"Rx", &encode_keys(&[1, 65535])).expect("ok"),
             vec![1, 65535]
+        );
+        // Read as the sorted set a reference is, whatever order the bytes hold.
+        assert_eq!(
+            decode_keys(b"Rx", &[1, 9, 0, 2, 0, 9, 0]).expect("ok"),
+            vec![2, 9]
         );
     }
 }
