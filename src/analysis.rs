@@ -46,6 +46,11 @@ pub struct Prev<'a> {
     pub entry_roles: &'a [u64],
     /// Entries to emit at the baseline (a backfill asked for).
     pub backfill: u32,
+    /// Read the page's links alone first, and the whole page only when they changed: most
+    /// of the watch's recent new bodies kept their links
+    /// ([`crate::state::WatchState::link_change_share`]).
+    /// The result is the same either way; only the cost differs.
+    pub links_first: bool,
 }
 
 /// Links to leave out of a page before everything else (a deep watch's site template).
@@ -181,6 +186,9 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.into())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
+    if let Some(ended) = links_alone(watch, prev, input, &decoded.text, selector.as_ref(), &raw) {
+        return Ok(ended);
+    }
     // The one pass over the page: links, their contexts, the page's blocks and what
     // its entries say (summary, date, picture).
     let gather = if input.keep_pass {
@@ -194,11 +202,7 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.into())),
     };
     if page.links.is_empty() {
-        return Ok(Err(if watch.select.is_some() {
-            Unusable::NoLinksSelected
-        } else {
-            Unusable::NoLinks
-        }));
+        return Ok(Err(no_links(watch)));
     }
     // The crawl of a deep watch reads the page as it came (it learns the template from
     // it): a copy of the pass without the entry facts, which only the analysis reads.
@@ -354,6 +358,55 @@ pub fn analyse<H: History>(
         previous_as_read,
         pass,
     }))))
+}
+
+/// The cheaper first reading of a page whose links are expected to hold
+/// ([`Prev::links_first`]): its links alone (without their structure or what the entries
+/// say), cleaned as the whole pass's are, against the last array's fingerprint. `Some`
+/// ends the analysis: the links held, or the page is unusable (what the whole pass would
+/// find too: the same links, and the same limits on a lighter reading). `None`: read the
+/// whole page. Not for a preview, a deep watch's page (its crawl reads the whole pass; its
+/// template changes the fingerprint) or the first check.
+fn links_alone(
+    watch: &Watch,
+    prev: &Prev<'_>,
+    input: &PageInput<'_>,
+    html: &str,
+    selector: Option<&Selector>,
+    raw: &str,
+) -> Option<Result<Analysis, Unusable>> {
+    // A user's selector is matched by lol_html, whose reading for links alone skips
+    // ahead with a lighter tag scanner: its links could differ from the whole pass's in
+    // rare foreign-content markup, so such a watch is always read whole.
+    let plain = !input.force
+        && !input.keep_pass
+        && selector.is_none()
+        && input.template.map_or(true, LinkFilter::is_empty);
+    let last = prev
+        .link_fingerprint
+        .filter(|_| prev.links_first && plain)?;
+    let mut page = match extract::parse(html, input.url, selector, extract::Gather::Links) {
+        Ok(p) => p.page,
+        Err(e) => return Some(Err(e.into())),
+    };
+    if page.links.is_empty() {
+        return Some(Err(no_links(watch)));
+    }
+    input.tracking.clean_links(&mut page.links);
+    (hex(&fingerprint::links(&page.links)) == last).then(|| {
+        Ok(Analysis::Unchanged {
+            raw_fingerprint: Some(raw.to_owned()),
+            validators: Some(input.validators.clone()),
+        })
+    })
+}
+
+fn no_links(watch: &Watch) -> Unusable {
+    if watch.select.is_some() {
+        Unusable::NoLinksSelected
+    } else {
+        Unusable::NoLinks
+    }
 }
 
 /// The feed item for a new link; a link without text is titled by its URL.

@@ -241,8 +241,64 @@ fn items(old: &str, new: &str) -> Vec<String> {
     prev.raw_fingerprint = Some(first.raw_fingerprint);
     prev.link_fingerprint = Some(first.link_fingerprint);
     prev.entry_roles = first.entry_roles;
-    let second = run(&prev, &Past(first.links), new);
-    second.new_items.into_iter().map(|i| i.title).collect()
+    let second = run(&prev, &Past(first.links.clone()), new);
+    let titles: Vec<String> = second.new_items.into_iter().map(|i| i.title).collect();
+    // Reading the links alone first ends the same (here the links changed: the whole
+    // page is read after them).
+    prev.link_change_share = 0;
+    let again = run(&prev, &Past(first.links), new);
+    let again: Vec<String> = again.new_items.into_iter().map(|i| i.title).collect();
+    assert_eq!(
+        again, titles,
+        "the same items after reading the links first"
+    );
+    titles
+}
+
+/// How an analysis of `new` after a check of `old` ended, in a form to compare, with the
+/// links read alone first or not.
+fn ending(old: &str, new: &str, links_first: bool) -> String {
+    let url = Url::parse("https://example.org/news/").unwrap();
+    let fresh = WatchState::new(
+        0,
+        Adaptive::initial(&crate::config::ScheduleConfig::default()),
+    );
+    let first = run(&fresh, &Past(Vec::new()), old);
+    let mut prev = fresh;
+    prev.raw_fingerprint = Some(first.raw_fingerprint);
+    prev.link_fingerprint = Some(first.link_fingerprint);
+    prev.entry_roles = first.entry_roles;
+    if links_first {
+        prev.link_change_share = 0;
+    }
+    assert_eq!(prev.prev().links_first, links_first);
+    let input = PageInput {
+        body: new.as_bytes(),
+        content_type: Some("text/html; charset=utf-8"),
+        url: &url,
+        validators: Validators::default(),
+        template: None,
+        force: false,
+        tracking: &crate::entries::hygiene::Tracking::default(),
+        keep_pass: false,
+    };
+    let past = Past(first.links);
+    match analyse(&past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap() {
+        Ok(Analysis::Unchanged {
+            raw_fingerprint, ..
+        }) => format!("unchanged, body {raw_fingerprint:?}"),
+        Ok(Analysis::Changed(c)) => {
+            let t = |items: &[Item]| items.iter().map(|i| i.title.clone()).collect::<Vec<_>>();
+            format!(
+                "changed, links {}, new {:?}, retitled {:?}, gone {:?}",
+                c.link_fingerprint,
+                t(&c.new_items),
+                t(&c.retitled),
+                c.seen_urls
+            )
+        }
+        Err(e) => format!("unusable: {e}"),
+    }
 }
 
 fn base(n: u32) -> Content {
@@ -335,6 +391,35 @@ proptest! {
         new.entries = old.entries.iter().map(|&id| id + 1000).collect();
         new.titled = old.entries.iter().map(|&id| (id + 1000, id)).collect();
         prop_assert_eq!(items(&render(&l, &old), &render(&l, &new)), Vec::<String>::new());
+    }
+
+    /// A check that reads the page's links alone first ends as one that reads the whole
+    /// page: a new body with the same links (a visit counter, a form's token) is
+    /// unchanged; a new entry, links hidden by an attribute on an element around them, or
+    /// an entry's title edited change the links.
+    #[test]
+    fn reading_the_links_first_ends_as_reading_the_whole_page(l in layout(), n in 3u32..12, change in 0usize..4) {
+        let old = base(n);
+        let old_html = render(&l, &old);
+        let mut new = old.clone();
+        let new_html = match change {
+            0 => old_html.replace(
+                "<div class=foot>",
+                "<div class=foot><span>Visits: 48213</span><input type=hidden name=t value=9f2c>",
+            ),
+            1 => {
+                new.entries.insert(0, n + 1);
+                render(&l, &new)
+            }
+            2 => old_html.replace("<div class=foot>", "<div class=foot hidden>"),
+            _ => {
+                new.titled = vec![(n, n + 50)];
+                render(&l, &new)
+            }
+        };
+        let whole = ending(&old_html, &new_html, false);
+        prop_assert_eq!(whole.starts_with("unchanged"), change == 0, "{}", whole);
+        prop_assert_eq!(ending(&old_html, &new_html, true), whole);
     }
 
     #[test]

@@ -123,7 +123,9 @@ pub fn settle(
                     validators,
                 } => {
                     if let Some(fp) = raw_fingerprint {
+                        // A new body, the same links.
                         st.raw_fingerprint = Some(fp);
+                        st.count_new_body(false);
                     }
                     if let Some(v) = validators {
                         st.etag = v.etag;
@@ -132,6 +134,7 @@ pub fn settle(
                     Outcome::Unchanged
                 }
                 Analysis::Changed(c) => {
+                    st.count_new_body(true);
                     st.raw_fingerprint = Some(c.raw_fingerprint);
                     st.link_fingerprint = Some(c.link_fingerprint);
                     st.etag = c.validators.etag;

@@ -49,3 +49,82 @@ fn only_a_deep_watch_keeps_the_pass() {
         assert_eq!(c.pass.is_some_and(|p| p.text.is_some()), depth > 1);
     }
 }
+
+/// New bodies with the same links (a visit counter, a token) turn on reading a page's
+/// links first; the same body, a 304 and a failure say nothing either way; new links with
+/// most new bodies turn it off again.
+#[test]
+fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
+    let (sched, deep, tracking) = (
+        ScheduleConfig::default(),
+        DeepConfig::default(),
+        Tracking::default(),
+    );
+    let settings = Settings {
+        sched: &sched,
+        deep: &deep,
+        tracking: &tracking,
+        full_text: FullText::default(),
+    };
+    let w = watch(1);
+    let store = Store::temporary().expect("store");
+    let page = |links: &str| crate::fetch::Page {
+        url: Url::parse("https://example.org/news/").expect("url"),
+        content_type: Some("text/html".into()),
+        body: format!("<ul>{links}</ul>").into_bytes(),
+        validators: Validators::default(),
+    };
+    let first = page("<li><a href=/a>First story</a></li>");
+    let input = crate::crawl::root_input(&first, None, &tracking);
+    let mut st = WatchState::new(0, schedule::Adaptive::initial(&sched));
+    let baseline = analyse_stored(&store, &w, &st, &input, 0)
+        .expect("store")
+        .expect("usable page");
+    st = settle(&settings, &w, &st, Ok(baseline), None, None, 1, 0).0;
+    assert!(!st.prev().links_first, "a first check reads the whole page");
+    let same_links = |raw: Option<&str>| {
+        Ok(Analysis::Unchanged {
+            raw_fingerprint: raw.map(str::to_owned),
+            validators: None,
+        })
+    };
+    let mut first_after = Vec::new();
+    for (result, now) in [
+        same_links(Some("b1")),
+        same_links(None),
+        Err(Failure::Page(Unusable::Empty)),
+        same_links(Some("b2")),
+        same_links(None),
+        same_links(Some("b3")),
+        same_links(Some("b4")),
+    ]
+    .into_iter()
+    .zip(2..)
+    {
+        st = settle(&settings, &w, &st, result, None, None, now, 0).0;
+        first_after.push(st.prev().links_first);
+    }
+    assert_eq!(
+        first_after,
+        [false, false, false, false, false, true, true],
+        "from the third new body with the same links"
+    );
+    // New links with every new body: the whole page again within a few.
+    let mut urls = String::from("<li><a href=/a>First story</a></li>");
+    let mut first_after = Vec::new();
+    for k in 0..4 {
+        urls.insert_str(0, &format!("<li><a href=/n{k}>Story {k}</a></li>"));
+        let next = page(&urls);
+        let input = crate::crawl::root_input(&next, None, &tracking);
+        let changed = analyse_stored(&store, &w, &st, &input, 20 + k)
+            .expect("store")
+            .expect("usable page");
+        assert!(
+            matches!(changed, Analysis::Changed(_)),
+            "new links are seen"
+        );
+        st = settle(&settings, &w, &st, Ok(changed), None, None, 20 + k, 0).0;
+        first_after.push(st.prev().links_first);
+    }
+    assert!(!first_after[3], "{first_after:?}");
+}

@@ -92,6 +92,46 @@ pub struct WatchState {
     /// the check that stored them, taken off by [`crate::store::Store::add_full_text`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub full_text: Vec<crate::model::PendingText>,
+    /// The share of the watch's recent new bodies that brought new links, out of 255: an
+    /// average in which each new body weighs a quarter and the older ones the rest. A new
+    /// body with the same links (a visit counter, a timestamp, a token) lowers it, one with
+    /// new links raises it; the same body, a 304 and a failure leave it. Under half, a
+    /// check reads the page's links alone first ([`crate::analysis::Prev::links_first`]).
+    /// Kept by `check::settle`; 255 for a new watch (every new body is taken to bring new
+    /// links until some did not).
+    #[serde(default = "all_bodies", skip_serializing_if = "is_all_bodies")]
+    pub link_change_share: u8,
+}
+
+/// Under this share of new bodies bringing new links ([`WatchState::link_change_share`]),
+/// a check reads a page's links before the rest of it. Reading the links alone costs about
+/// two fifths of the whole pass, and a page whose links then changed is read twice: the
+/// cheaper reading pays when fewer than about three in five new bodies bring new links.
+/// Half leaves a margin for the average's spread (a page whose every new body brings new
+/// links keeps the one pass; a page whose noise changes at every fetch goes below half at
+/// its third new body).
+pub const LINKS_FIRST_UNDER: u8 = 128;
+
+fn all_bodies() -> u8 {
+    u8::MAX
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's signature")]
+fn is_all_bodies(n: &u8) -> bool {
+    *n == u8::MAX
+}
+
+impl WatchState {
+    /// Counts a new body in [`WatchState::link_change_share`]: whether it brought new links.
+    pub fn count_new_body(&mut self, new_links: bool) {
+        let s = self.link_change_share;
+        self.link_change_share = if new_links {
+            // Rounded up, so that new links every time reach the whole again.
+            s + (u8::MAX - s).div_ceil(4)
+        } else {
+            s - s.div_ceil(4)
+        };
+    }
 }
 
 impl WatchState {
@@ -102,6 +142,7 @@ impl WatchState {
             link_fingerprint: self.link_fingerprint.as_deref(),
             entry_roles: &self.entry_roles,
             backfill: self.backfill,
+            links_first: self.link_change_share < LINKS_FIRST_UNDER,
         }
     }
 }
@@ -142,6 +183,7 @@ impl WatchState {
             webhook_at: None,
             webhook_error: None,
             full_text: Vec::new(),
+            link_change_share: u8::MAX,
         }
     }
 }
