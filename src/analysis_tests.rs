@@ -214,6 +214,16 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
 
 /// [`run`], keeping the pass when `keep_pass` (a deep watch's own page).
 fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: bool) -> Changed {
+    changed(analysed(prev, past, html, keep_pass).expect("a usable page"))
+}
+
+/// The analysis of `html` after the check that left `prev` and `past`.
+fn analysed(
+    prev: &WatchState,
+    past: &Past,
+    html: &str,
+    keep_pass: bool,
+) -> Result<Analysis, Unusable> {
     let url = Url::parse("https://example.org/news/").unwrap();
     let input = PageInput {
         body: html.as_bytes(),
@@ -225,12 +235,11 @@ fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: bool) -> C
         tracking: &crate::entries::hygiene::Tracking::default(),
         keep_pass,
     };
-    let a = analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap();
-    changed(a.expect("a usable page"))
+    analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap()
 }
 
-/// The titles of the items that a check of `new` emits after a check of `old`.
-fn items(old: &str, new: &str) -> Vec<String> {
+/// The watch's state and its history after a first check of `old` (a baseline).
+fn after_first(old: &str) -> (WatchState, Past) {
     let fresh = WatchState::new(
         0,
         Adaptive::initial(&crate::config::ScheduleConfig::default()),
@@ -241,49 +250,34 @@ fn items(old: &str, new: &str) -> Vec<String> {
     prev.raw_fingerprint = Some(first.raw_fingerprint);
     prev.link_fingerprint = Some(first.link_fingerprint);
     prev.entry_roles = first.entry_roles;
-    let second = run(&prev, &Past(first.links.clone()), new);
-    let titles: Vec<String> = second.new_items.into_iter().map(|i| i.title).collect();
+    (prev, Past(first.links))
+}
+
+/// The titles of the items that a check of `new` emits after a check of `old`.
+fn items(old: &str, new: &str) -> Vec<String> {
+    let (mut prev, past) = after_first(old);
+    let titles = |c: Changed| -> Vec<String> { c.new_items.into_iter().map(|i| i.title).collect() };
+    let second = titles(run(&prev, &past, new));
     // Reading the links alone first ends the same (here the links changed: the whole
     // page is read after them).
     prev.link_change_share = 0;
-    let again = run(&prev, &Past(first.links), new);
-    let again: Vec<String> = again.new_items.into_iter().map(|i| i.title).collect();
+    let again = titles(run(&prev, &past, new));
     assert_eq!(
-        again, titles,
+        again, second,
         "the same items after reading the links first"
     );
-    titles
+    second
 }
 
 /// How an analysis of `new` after a check of `old` ended, in a form to compare, with the
 /// links read alone first or not.
 fn ending(old: &str, new: &str, links_first: bool) -> String {
-    let url = Url::parse("https://example.org/news/").unwrap();
-    let fresh = WatchState::new(
-        0,
-        Adaptive::initial(&crate::config::ScheduleConfig::default()),
-    );
-    let first = run(&fresh, &Past(Vec::new()), old);
-    let mut prev = fresh;
-    prev.raw_fingerprint = Some(first.raw_fingerprint);
-    prev.link_fingerprint = Some(first.link_fingerprint);
-    prev.entry_roles = first.entry_roles;
+    let (mut prev, past) = after_first(old);
     if links_first {
         prev.link_change_share = 0;
     }
     assert_eq!(prev.prev().links_first, links_first);
-    let input = PageInput {
-        body: new.as_bytes(),
-        content_type: Some("text/html; charset=utf-8"),
-        url: &url,
-        validators: Validators::default(),
-        template: None,
-        force: false,
-        tracking: &crate::entries::hygiene::Tracking::default(),
-        keep_pass: false,
-    };
-    let past = Past(first.links);
-    match analyse(&past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap() {
+    match analysed(&prev, &past, new, false) {
         Ok(Analysis::Unchanged {
             raw_fingerprint, ..
         }) => format!("unchanged, body {raw_fingerprint:?}"),
