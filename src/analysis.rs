@@ -366,7 +366,8 @@ pub fn analyse<H: History>(
 /// ends the analysis: the links held, or the page is unusable (what the whole pass would
 /// find too: the same links, and the same limits on a lighter reading). `None`: read the
 /// whole page. Not for a preview, a deep watch's page (its crawl reads the whole pass; its
-/// template changes the fingerprint) or the first check.
+/// template changes the fingerprint) or the first check. With a selector, lol_html reads
+/// the links as it does for the whole pass ([`extract::parse_links_as_whole`]).
 fn links_alone(
     watch: &Watch,
     prev: &Prev<'_>,
@@ -375,18 +376,13 @@ fn links_alone(
     selector: Option<&Selector>,
     raw: &str,
 ) -> Option<Result<Analysis, Unusable>> {
-    // A user's selector is matched by lol_html, whose reading for links alone skips
-    // ahead with a lighter tag scanner: its links could differ from the whole pass's in
-    // rare foreign-content markup, so such a watch is always read whole.
-    let plain = !input.force
-        && !input.keep_pass
-        && selector.is_none()
-        && input.template.map_or(true, LinkFilter::is_empty);
+    let plain =
+        !input.force && !input.keep_pass && input.template.map_or(true, LinkFilter::is_empty);
     let last = prev
         .link_fingerprint
         .filter(|_| prev.links_first && plain)?;
-    let mut page = match extract::parse(html, input.url, selector, extract::Gather::Links) {
-        Ok(p) => p.page,
+    let mut page = match extract::parse_links_as_whole(html, input.url, selector) {
+        Ok(p) => p,
         Err(e) => return Some(Err(e.into())),
     };
     if page.links.is_empty() {

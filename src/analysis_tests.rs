@@ -214,11 +214,12 @@ fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
 
 /// [`run`], keeping the pass when `keep_pass` (a deep watch's own page).
 fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: bool) -> Changed {
-    changed(analysed(prev, past, html, keep_pass).expect("a usable page"))
+    changed(analysed(&watch(), prev, past, html, keep_pass).expect("a usable page"))
 }
 
-/// The analysis of `html` after the check that left `prev` and `past`.
+/// The analysis of `html` for `w` after the check that left `prev` and `past`.
 fn analysed(
+    w: &Watch,
     prev: &WatchState,
     past: &Past,
     html: &str,
@@ -235,16 +236,16 @@ fn analysed(
         tracking: &crate::entries::hygiene::Tracking::default(),
         keep_pass,
     };
-    analyse(past, &watch(), &prev.prev(), &input, &Params::default(), 1).unwrap()
+    analyse(past, w, &prev.prev(), &input, &Params::default(), 1).unwrap()
 }
 
-/// The watch's state and its history after a first check of `old` (a baseline).
-fn after_first(old: &str) -> (WatchState, Past) {
+/// The state and history of `w` after a first check of `old` (a baseline).
+fn after_first(w: &Watch, old: &str) -> (WatchState, Past) {
     let fresh = WatchState::new(
         0,
         Adaptive::initial(&crate::config::ScheduleConfig::default()),
     );
-    let first = run(&fresh, &Past(Vec::new()), old);
+    let first = changed(analysed(w, &fresh, &Past(Vec::new()), old, false).expect("a usable page"));
     assert!(first.baseline && first.new_items.is_empty());
     let mut prev = fresh;
     prev.raw_fingerprint = Some(first.raw_fingerprint);
@@ -255,7 +256,7 @@ fn after_first(old: &str) -> (WatchState, Past) {
 
 /// The titles of the items that a check of `new` emits after a check of `old`.
 fn items(old: &str, new: &str) -> Vec<String> {
-    let (mut prev, past) = after_first(old);
+    let (mut prev, past) = after_first(&watch(), old);
     let titles = |c: Changed| -> Vec<String> { c.new_items.into_iter().map(|i| i.title).collect() };
     let second = titles(run(&prev, &past, new));
     // Reading the links alone first ends the same (here the links changed: the whole
@@ -270,14 +271,18 @@ fn items(old: &str, new: &str) -> Vec<String> {
 }
 
 /// How an analysis of `new` after a check of `old` ended, in a form to compare, with the
-/// links read alone first or not.
-fn ending(old: &str, new: &str, links_first: bool) -> String {
-    let (mut prev, past) = after_first(old);
+/// links read alone first or not, for a watch with the selector `select` or none.
+fn ending(old: &str, new: &str, links_first: bool, select: Option<&str>) -> String {
+    let w = Watch {
+        select: select.map(str::to_owned),
+        ..watch()
+    };
+    let (mut prev, past) = after_first(&w, old);
     if links_first {
         prev.link_change_share = 0;
     }
     assert_eq!(prev.prev().links_first, links_first);
-    match analysed(&prev, &past, new, false) {
+    match analysed(&w, &prev, &past, new, false) {
         Ok(Analysis::Unchanged {
             raw_fingerprint, ..
         }) => format!("unchanged, body {raw_fingerprint:?}"),
@@ -411,9 +416,11 @@ proptest! {
                 render(&l, &new)
             }
         };
-        let whole = ending(&old_html, &new_html, false);
-        prop_assert_eq!(whole.starts_with("unchanged"), change == 0, "{}", whole);
-        prop_assert_eq!(ending(&old_html, &new_html, true), whole);
+        for select in [None, Some("body")] {
+            let whole = ending(&old_html, &new_html, false, select);
+            prop_assert_eq!(whole.starts_with("unchanged"), change == 0, "{}", whole);
+            prop_assert_eq!(ending(&old_html, &new_html, true, select), whole);
+        }
     }
 
     #[test]

@@ -104,7 +104,7 @@ use thiserror::Error;
 use crate::model::Link;
 
 pub use charset::{decode, CharsetSource, Decoded};
-pub use page::{parse, Gather, Parsed};
+pub use page::{parse, parse_links_as_whole, Gather, Parsed};
 
 /// What [`extract`] found on a page.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -156,9 +156,33 @@ pub fn parse(
     select: Option<&Selector>,
     gather: Gather,
 ) -> Result<Parsed, ExtractError> {
+    read(html, page_url, select, gather, gather == Gather::Links)
+}
+
+/// The links, title and flags of `html` exactly as [`parse`] finds them when it gathers
+/// more than links. With a selector, lol_html reads the page with its full lexer here, as
+/// it does for the structure: for links alone [`parse`] lets it skip ahead with a lighter
+/// one, which in rare foreign-content markup sees a start tag fewer. For a check that
+/// reads a page's links before the rest of it and compares them with the whole pass's.
+pub fn parse_links_as_whole(
+    html: &str,
+    page_url: &Url,
+    select: Option<&Selector>,
+) -> Result<ExtractedPage, ExtractError> {
+    read(html, page_url, select, Gather::Links, false).map(|p| p.page)
+}
+
+/// [`parse`]; `light`: with a selector, lol_html may skip the text outside links.
+fn read(
+    html: &str,
+    page_url: &Url,
+    select: Option<&Selector>,
+    gather: Gather,
+    light: bool,
+) -> Result<Parsed, ExtractError> {
     let mut pass = Pass::new(html, select.is_some(), gather);
     match select {
-        Some(sel) => pass = super::lol::run(pass, html, Some(sel), gather == Gather::Links)?,
+        Some(sel) => pass = super::lol::run(pass, html, Some(sel), light)?,
         None => super::scan::scan(html, &mut pass)?,
     }
     Ok(finish(pass, page_url))
