@@ -162,8 +162,9 @@ pub fn parse(
 /// The links, title and flags of `html` exactly as [`parse`] finds them when it gathers
 /// more than links. With a selector, lol_html reads the page with its full lexer here, as
 /// it does for the structure: for links alone [`parse`] lets it skip ahead with a lighter
-/// one, which in rare foreign-content markup sees a start tag fewer. For a check that
-/// reads a page's links before the rest of it and compares them with the whole pass's.
+/// one, which in rare foreign-content markup reads the tags otherwise (and finds other
+/// links). For a check that reads a page's links before the rest of it and compares them
+/// with the whole pass's.
 pub fn parse_links_as_whole(
     html: &str,
     page_url: &Url,
