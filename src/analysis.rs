@@ -186,9 +186,13 @@ pub fn analyse<H: History>(
         Err(e) => return Ok(Err(e.into())),
     };
     let decoded = extract::charset::decode_for_url(input.body, input.content_type, input.url);
-    if let Some(ended) = links_alone(watch, prev, input, &decoded.text, selector.as_ref(), &raw) {
-        return Ok(ended);
-    }
+    // The links' fingerprint when they were read alone first and changed: the whole
+    // pass's links are the same, so it is not computed again.
+    let known_fp = match links_alone(watch, prev, input, &decoded.text, selector.as_ref(), &raw) {
+        FirstReading::Ended(ended) => return Ok(ended),
+        FirstReading::Changed(fp) => Some(fp),
+        FirstReading::NotRead => None,
+    };
     // The one pass over the page: links, their contexts, the page's blocks and what
     // its entries say (summary, date, picture).
     let gather = if input.keep_pass {
@@ -228,7 +232,7 @@ pub fn analyse<H: History>(
     }
     // Link hygiene: tracking parameters leave the links before anything compares them.
     input.tracking.clean_links(&mut page.links);
-    let link_fp = hex(&fingerprint::links(&page.links));
+    let link_fp = known_fp.unwrap_or_else(|| hex(&fingerprint::links(&page.links)));
     if !input.force && prev.link_fingerprint == Some(link_fp.as_str()) {
         return Ok(Ok(Analysis::Unchanged {
             raw_fingerprint: Some(raw),
@@ -362,10 +366,9 @@ pub fn analyse<H: History>(
 
 /// The cheaper first reading of a page whose links are expected to hold
 /// ([`Prev::links_first`]): its links alone (without their structure or what the entries
-/// say), cleaned as the whole pass's are, against the last array's fingerprint. `Some`
-/// ends the analysis: the links held, or the page is unusable (what the whole pass would
-/// find too: the same links, and the same limits on a lighter reading). `None`: read the
-/// whole page. Not for a preview, a deep watch's page (its crawl reads the whole pass; its
+/// say), cleaned as the whole pass's are, against the last array's fingerprint. It ends
+/// the analysis when the links held, or the page is unusable (what the whole pass would
+/// find too: the same links, and the same limits on a lighter reading). Not for a preview, a deep watch's page (its crawl reads the whole pass; its
 /// template changes the fingerprint) or the first check. With a selector, lol_html reads
 /// the links as it does for the whole pass ([`extract::parse_links_as_whole`]).
 fn links_alone(
@@ -375,26 +378,38 @@ fn links_alone(
     html: &str,
     selector: Option<&Selector>,
     raw: &str,
-) -> Option<Result<Analysis, Unusable>> {
+) -> FirstReading {
     let plain =
         !input.force && !input.keep_pass && input.template.map_or(true, LinkFilter::is_empty);
-    let last = prev
-        .link_fingerprint
-        .filter(|_| prev.links_first && plain)?;
+    let Some(last) = prev.link_fingerprint.filter(|_| prev.links_first && plain) else {
+        return FirstReading::NotRead;
+    };
     let mut page = match extract::parse_links_as_whole(html, input.url, selector) {
         Ok(p) => p,
-        Err(e) => return Some(Err(e.into())),
+        Err(e) => return FirstReading::Ended(Err(e.into())),
     };
     if page.links.is_empty() {
-        return Some(Err(no_links(watch)));
+        return FirstReading::Ended(Err(no_links(watch)));
     }
     input.tracking.clean_links(&mut page.links);
-    (hex(&fingerprint::links(&page.links)) == last).then(|| {
-        Ok(Analysis::Unchanged {
-            raw_fingerprint: Some(raw.to_owned()),
-            validators: Some(input.validators.clone()),
-        })
-    })
+    let fp = hex(&fingerprint::links(&page.links));
+    if fp != last {
+        return FirstReading::Changed(fp);
+    }
+    FirstReading::Ended(Ok(Analysis::Unchanged {
+        raw_fingerprint: Some(raw.to_owned()),
+        validators: Some(input.validators.clone()),
+    }))
+}
+
+/// What the first reading of a page's links ([`links_alone`]) came to.
+enum FirstReading {
+    /// Not taken: read the whole page.
+    NotRead,
+    /// The analysis ends: the links held, or the page cannot be used.
+    Ended(Result<Analysis, Unusable>),
+    /// The links changed (their fingerprint): read the whole page.
+    Changed(String),
 }
 
 fn no_links(watch: &Watch) -> Unusable {
