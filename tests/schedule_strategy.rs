@@ -131,7 +131,8 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         let back: sitefeed::state::WatchState = serde_json::from_str(&json).expect("decodes");
         assert_eq!(back, st);
         assert!(back.learned.history.since.is_some());
-        assert_eq!(back.learned.page.effective_links(), Some(10));
+        // The count the API showed (ten, or nine on a key collision: see above).
+        assert_eq!(back.learned.page.effective_links().map(u64::from), v);
         assert_eq!(back.learned.page.probable_losses, 1);
     }
 }
