@@ -368,9 +368,10 @@ pub fn analyse<H: History>(
 /// ([`Prev::links_first`]): its links alone (without their structure or what the entries
 /// say), cleaned as the whole pass's are, against the last array's fingerprint. It ends
 /// the analysis when the links held, or the page is unusable (what the whole pass would
-/// find too: the same links, and the same limits on a lighter reading). Not for a preview, a deep watch's page (its crawl reads the whole pass; its
-/// template changes the fingerprint) or the first check. With a selector, lol_html reads
-/// the links as it does for the whole pass ([`extract::parse_links_as_whole`]).
+/// find too: the same links, and the same limits on a lighter reading). Not for a
+/// preview, a deep watch's page (its crawl reads the whole pass; its template changes
+/// the fingerprint) or the first check. With a selector, lol_html reads the links as it
+/// does for the whole pass ([`extract::parse_links_as_whole`]).
 fn links_alone(
     watch: &Watch,
     prev: &Prev<'_>,
