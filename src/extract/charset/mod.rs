@@ -33,6 +33,8 @@
 //! Beside this file: the `<meta>` prescan ([`meta`]). Uses `encoding_rs`, `chardetng`
 //! and the `url` crate.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Encoding, REPLACEMENT, UTF_8};
 use url::Url;
 
@@ -61,22 +63,27 @@ pub enum CharsetSource {
     Utf8Fallback,
 }
 
-/// A decoded body.
+/// A decoded body: borrowed from the body when its bytes are already the text (UTF-8,
+/// or ASCII under an ASCII-compatible encoding).
 #[derive(Debug, Clone)]
-pub struct Decoded {
-    pub text: String,
+pub struct Decoded<'b> {
+    pub text: Cow<'b, str>,
     pub encoding: &'static Encoding,
     pub source: CharsetSource,
 }
 
 /// Decodes `body` given the `Content-Type` header it came with (if any).
-pub fn decode(body: &[u8], content_type: Option<&str>) -> Decoded {
+pub fn decode<'b>(body: &'b [u8], content_type: Option<&str>) -> Decoded<'b> {
     decode_with_hint(body, content_type, None)
 }
 
 /// [`decode`], with the page's URL as a hint for the sniffer (its top-level domain: a
 /// `.jp` page that declares nothing is more likely Shift_JIS than GBK).
-pub fn decode_for_url(body: &[u8], content_type: Option<&str>, page_url: &Url) -> Decoded {
+pub fn decode_for_url<'b>(
+    body: &'b [u8],
+    content_type: Option<&str>,
+    page_url: &Url,
+) -> Decoded<'b> {
     let tld = page_url
         .host_str()
         .and_then(|h| h.rsplit('.').next())
@@ -85,14 +92,14 @@ pub fn decode_for_url(body: &[u8], content_type: Option<&str>, page_url: &Url) -
 }
 
 /// [`decode`] with an optional top-level-domain hint (`"jp"`, `"cn"`, `"tw"`, ...).
-pub(crate) fn decode_with_hint(
-    body: &[u8],
+pub(crate) fn decode_with_hint<'b>(
+    body: &'b [u8],
     content_type: Option<&str>,
     tld: Option<&str>,
-) -> Decoded {
+) -> Decoded<'b> {
     if let Some((enc, bom_len)) = Encoding::for_bom(body) {
         let (text, _) = enc.decode_without_bom_handling(&body[bom_len..]);
-        return done(text.into_owned(), enc, CharsetSource::Bom);
+        return done(text, enc, CharsetSource::Bom);
     }
 
     let header = content_type
@@ -109,7 +116,7 @@ pub(crate) fn decode_with_hint(
 
     if declared.is_empty() {
         if let Some(s) = utf8 {
-            return done(s.to_owned(), UTF_8, CharsetSource::Sniffed);
+            return done(Cow::Borrowed(s), UTF_8, CharsetSource::Sniffed);
         }
         let enc = sniff(body, tld);
         return done(decode_lossy(body, enc), enc, CharsetSource::Sniffed);
@@ -120,14 +127,14 @@ pub(crate) fn decode_with_hint(
     if let Some(s) = utf8 {
         let (first, _) = declared[0];
         if first != UTF_8 && !s.is_ascii() {
-            return done(s.to_owned(), UTF_8, CharsetSource::Utf8Fallback);
+            return done(Cow::Borrowed(s), UTF_8, CharsetSource::Utf8Fallback);
         }
     }
 
     for &(enc, source) in &declared {
         if enc == UTF_8 {
             if let Some(s) = utf8 {
-                return done(s.to_owned(), UTF_8, source);
+                return done(Cow::Borrowed(s), UTF_8, source);
             }
             // UTF-8 with a few damaged bytes (a truncated upload, one pasted Latin-1
             // string) is still UTF-8: replace the damage rather than sniff a single-byte
@@ -136,16 +143,16 @@ pub(crate) fn decode_with_hint(
                 return done(decode_lossy(body, UTF_8), UTF_8, source);
             }
         } else if let Some(text) = enc.decode_without_bom_handling_and_without_replacement(body) {
-            return done(text.into_owned(), enc, source);
+            return done(text, enc, source);
         }
     }
     if let Some(s) = utf8 {
-        return done(s.to_owned(), UTF_8, CharsetSource::Utf8Fallback);
+        return done(Cow::Borrowed(s), UTF_8, CharsetSource::Utf8Fallback);
     }
     let sniffed = sniff(body, tld);
     if !declared.iter().any(|&(enc, _)| enc == sniffed) {
         if let Some(text) = sniffed.decode_without_bom_handling_and_without_replacement(body) {
-            return done(text.into_owned(), sniffed, CharsetSource::Sniffed);
+            return done(text, sniffed, CharsetSource::Sniffed);
         }
     }
     let (enc, source) = declared[0];
@@ -175,7 +182,7 @@ fn mostly_utf8(body: &[u8]) -> bool {
     bad > 0 && good >= 2 * bad
 }
 
-fn done(text: String, encoding: &'static Encoding, source: CharsetSource) -> Decoded {
+fn done<'b>(text: Cow<'b, str>, encoding: &'static Encoding, source: CharsetSource) -> Decoded<'b> {
     Decoded {
         text,
         encoding,
@@ -183,8 +190,8 @@ fn done(text: String, encoding: &'static Encoding, source: CharsetSource) -> Dec
     }
 }
 
-fn decode_lossy(body: &[u8], enc: &'static Encoding) -> String {
-    enc.decode_without_bom_handling(body).0.into_owned()
+fn decode_lossy<'b>(body: &'b [u8], enc: &'static Encoding) -> Cow<'b, str> {
+    enc.decode_without_bom_handling(body).0
 }
 
 fn sniff(body: &[u8], tld: Option<&str>) -> &'static Encoding {

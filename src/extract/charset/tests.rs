@@ -165,7 +165,8 @@ fn transcoded_capture_keeps_its_meta_but_is_utf8() {
     assert_eq!((d.encoding, d.source), (UTF_8, CharsetSource::Utf8Fallback));
     assert_eq!(link_text_of(&d), text);
     // An ASCII-only page keeps its (harmless) declaration.
-    let d = decode(page("<meta charset=gbk>", "news").as_bytes(), None);
+    let ascii = page("<meta charset=gbk>", "news");
+    let d = decode(ascii.as_bytes(), None);
     assert_eq!((d.encoding, d.source), (GBK, CharsetSource::Meta));
 }
 
