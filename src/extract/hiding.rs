@@ -4,7 +4,7 @@
 //! The links ([`super::links`]), the structure's visible text ([`super::structure`]) and
 //! the facts of entry content ([`super::facts`]) all hide by these rules.
 //!
-//! Uses [`super::markup`].
+//! Uses [`super::markup`] and the `memchr` crate (the scan's search).
 
 use super::markup::Tag;
 
