@@ -10,7 +10,8 @@
 //! the future or far before the check, and forms that cannot be read one way only
 //! (`5/1/2024`) are not read at all.
 //!
-//! Pure: text in, Unix seconds out. Uses `regex`, `chrono` and `chrono-tz` only.
+//! Pure: text in, Unix seconds out. Uses `regex` (with `regex-syntax` for its word
+//! table), `chrono` and `chrono-tz` only.
 
 #![allow(
     clippy::many_single_char_names,
@@ -22,6 +23,10 @@ use std::sync::LazyLock;
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 use regex::Regex;
+
+#[path = "date_months.rs"]
+mod months;
+use months::{has_month_name, month};
 
 /// How far before the check a stated date may lie: older dates on a new entry are an
 /// event, a reference or a misreading, not when it was published.
@@ -91,14 +96,15 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
     // (a search costs far more than looking for a character); a pattern is compiled when
     // first run.
     if has_year(text) {
+        let names = has_month_name(text);
         let calendar: [(&LazyLock<Regex>, Order, bool); 7] = [
             (&ISO_IN_TEXT, Order::Ymd, text.contains('-')),
             (&YMD_SLASH, Order::Ymd, text.contains(['/', '.'])),
             (&CJK_YMD, Order::Ymd, text.contains('年')),
             (&DMY_DOT, Order::Dmy, text.contains('.')),
             (&SLASH_YEAR_LAST, Order::Unambiguous, text.contains('/')),
-            (&DAY_MONTH_YEAR, Order::DayNameYear, true),
-            (&MONTH_DAY_YEAR, Order::NameDayYear, true),
+            (&DAY_MONTH_YEAR, Order::DayNameYear, names),
+            (&MONTH_DAY_YEAR, Order::NameDayYear, names),
         ];
         for (re, order, possible) in calendar {
             if !possible {
@@ -259,176 +265,6 @@ fn build(y: i64, m: i64, d: i64, t: Option<NaiveTime>, off: Option<i32>, tz: Tz)
 fn local(now: i64, tz: Tz) -> Option<DateTime<Tz>> {
     DateTime::from_timestamp(now, 0).map(|d| d.with_timezone(&tz))
 }
-
-/// The month a (lower-case) name or abbreviation stands for, in English, German,
-/// French, Spanish, Italian, Portuguese, Dutch, Polish and Russian.
-fn month(name: &str) -> Option<i64> {
-    let name = name.trim_end_matches('.');
-    MONTHS
-        .iter()
-        .position(|names| names.contains(&name))
-        .and_then(|i| i64::try_from(i + 1).ok())
-}
-
-const MONTHS: [&[&str]; 12] = [
-    &[
-        "january",
-        "jan",
-        "januar",
-        "jänner",
-        "janvier",
-        "janv",
-        "enero",
-        "ene",
-        "gennaio",
-        "gen",
-        "janeiro",
-        "januari",
-        "stycznia",
-        "styczeń",
-        "sty",
-        "января",
-        "янв",
-    ],
-    &[
-        "february",
-        "feb",
-        "februar",
-        "février",
-        "fevrier",
-        "févr",
-        "fév",
-        "febrero",
-        "febbraio",
-        "fevereiro",
-        "fev",
-        "februari",
-        "lutego",
-        "luty",
-        "lut",
-        "февраля",
-        "фев",
-    ],
-    &[
-        "march",
-        "mar",
-        "märz",
-        "maerz",
-        "mär",
-        "mars",
-        "marzo",
-        "março",
-        "marco",
-        "maart",
-        "mrt",
-        "marca",
-        "marzec",
-        "марта",
-        "мар",
-    ],
-    &[
-        "april",
-        "apr",
-        "avril",
-        "avr",
-        "abril",
-        "abr",
-        "aprile",
-        "kwietnia",
-        "kwiecień",
-        "kwi",
-        "апреля",
-        "апр",
-    ],
-    &[
-        "may", "mai", "mayo", "may", "maggio", "mag", "maio", "mei", "maja", "maj", "мая",
-    ],
-    &[
-        "june", "jun", "juni", "juin", "junio", "giugno", "giu", "junho", "czerwca", "czerwiec",
-        "cze", "июня", "июн",
-    ],
-    &[
-        "july", "jul", "juli", "juillet", "juil", "julio", "luglio", "lug", "julho", "lipca",
-        "lipiec", "lip", "июля", "июл",
-    ],
-    &[
-        "august",
-        "aug",
-        "août",
-        "aout",
-        "agosto",
-        "ago",
-        "augustus",
-        "sierpnia",
-        "sierpień",
-        "sie",
-        "августа",
-        "авг",
-    ],
-    &[
-        "september",
-        "sep",
-        "sept",
-        "septembre",
-        "septiembre",
-        "setiembre",
-        "settembre",
-        "set",
-        "setembro",
-        "września",
-        "wrzesień",
-        "wrz",
-        "сентября",
-        "сен",
-    ],
-    &[
-        "october",
-        "oct",
-        "oktober",
-        "okt",
-        "octobre",
-        "octubre",
-        "ottobre",
-        "ott",
-        "outubro",
-        "out",
-        "października",
-        "październik",
-        "paź",
-        "октября",
-        "окт",
-    ],
-    &[
-        "november",
-        "nov",
-        "novembre",
-        "noviembre",
-        "novembro",
-        "listopada",
-        "listopad",
-        "lis",
-        "ноября",
-        "ноя",
-    ],
-    &[
-        "december",
-        "dec",
-        "dezember",
-        "dez",
-        "décembre",
-        "decembre",
-        "déc",
-        "diciembre",
-        "dic",
-        "dicembre",
-        "dezembro",
-        "grudnia",
-        "grudzień",
-        "gru",
-        "декабря",
-        "дек",
-    ],
-];
 
 /// An optional time after a date: groups hour, minute, second, am/pm, offset (numbered
 /// after the date's three groups: 4 to 8).

@@ -226,3 +226,81 @@ proptest::proptest! {
         }
     }
 }
+
+/// The text of an entry as the mock news site and many lists write it: a date, but no
+/// month's name; the named forms are not run on it.
+#[test]
+fn month_names_are_whole_words() {
+    assert!(!has_month_name(
+        "by harvest factory · 2026-11-28 14:52 · 34 comments · read more"
+    ));
+    assert!(has_month_name("posted 1 мая 2024"));
+    assert!(has_month_name("le 3 février, 2024"));
+    assert!(has_month_name("(may 1, 2024)"));
+    // Inside a longer word a name is not a name: "mayor", "décembre" is not "dec".
+    assert!(!has_month_name("the mayor of marseille, 2024"));
+    assert!(!has_month_name("décembrex 2024"));
+    // Any text still reads the named forms it holds.
+    assert_eq!(
+        find("1 мая 2024", NOW, Tz::UTC),
+        Some(utc("2024-05-01T00:00:00Z"))
+    );
+}
+
+/// Text around a named date (`1 May 2024`, `May 1, 2024`): month names in several
+/// scripts, with characters glued to the name that are word characters to the patterns
+/// but not letters (a combining accent, `_`, a digit of another script), ones that are
+/// neither (`²`, `·`), and free pieces before and after.
+fn named_date_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop::sample::select(vec![
+        "may", "мая", "1", "2024", " ", ",", ".", "de ", "x", "é", "²", "·", "年", "10:30",
+    ]);
+    let junk = prop::collection::vec(piece, 0..4).prop_map(|v| v.concat());
+    let name = prop::sample::select(vec![
+        "may", "mai", "мая", "février", "dec", "déc", "märz", "jan", "mayor",
+    ]);
+    let edge = prop::sample::select(vec![
+        "", "", "", "²", "_", "é", "\u{301}", "·", "٣", "x", ".",
+    ]);
+    let sep = prop::sample::select(vec![" ", "  ", ", ", ". ", " de ", "st ", ""]);
+    (
+        junk.clone(),
+        edge.clone(),
+        name,
+        edge,
+        sep.clone(),
+        sep,
+        any::<bool>(),
+        junk,
+    )
+        .prop_map(|(before, left, name, right, s1, s2, day_first, after)| {
+            let name = format!("{left}{name}{right}");
+            let date = if day_first {
+                format!("1{s1}{name}{s2}2024")
+            } else {
+                format!("{name}{s1}1{s2}2024")
+            };
+            format!("{before}{date}{after}")
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+    /// Where [`has_month_name`] finds no name, neither named form reads a date: the test
+    /// that keeps them from running loses none.
+    #[test]
+    fn no_month_name_no_named_date(text in named_date_text()) {
+        let text = text.to_lowercase();
+        if !has_month_name(&text) {
+            for (re, order) in [
+                (&DAY_MONTH_YEAR, Order::DayNameYear),
+                (&MONTH_DAY_YEAR, Order::NameDayYear),
+            ] {
+                let read = re.captures_iter(&text).find_map(|c| read(&c, order, Tz::UTC));
+                proptest::prop_assert_eq!(read, None, "{:?}", text);
+            }
+        }
+    }
+}
