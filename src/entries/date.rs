@@ -93,8 +93,8 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
     };
     // Each calendar form holds a year of four ASCII digits, and most a separator of
     // their own: a form whose characters the text lacks cannot match, and is not run
-    // (a search costs far more than looking for a character); a pattern is compiled when
-    // first run.
+    // (a search costs far more than looking for a character), nor a named form in a
+    // text none of whose words is a month's name; a pattern is compiled when first run.
     if has_year(text) {
         let names = has_month_name(text);
         let calendar: [(&LazyLock<Regex>, Order, bool); 7] = [

@@ -10,10 +10,10 @@ use std::sync::LazyLock;
 /// word boundaries in a text that is not all ASCII is a backtracking one, tens of
 /// thousands of instructions on an entry's text; this test is a few per byte).
 ///
-/// Exact: the name a named form captures (`\w+`) stands between characters that are not
-/// word characters (whitespace or the start before it; a dot, a comma or whitespace after
-/// it), so it is a whole run of word characters, split here by the same table the
-/// patterns use.
+/// Exact: the name a named form captures (`\w+`) has before it a character that is not a
+/// word character, or the start of the text, and after it a dot, a comma or whitespace,
+/// so it is a whole run of word characters, split here by the same table the patterns
+/// use.
 pub(super) fn has_month_name(text: &str) -> bool {
     static NAMES: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
         MONTHS

@@ -237,7 +237,8 @@ fn month_names_are_whole_words() {
     assert!(has_month_name("posted 1 мая 2024"));
     assert!(has_month_name("le 3 février, 2024"));
     assert!(has_month_name("(may 1, 2024)"));
-    // Inside a longer word a name is not a name: "mayor", "décembre" is not "dec".
+    // Inside a longer word a name is not a name ("mayor" is not "may"), nor one with a
+    // letter glued on.
     assert!(!has_month_name("the mayor of marseille, 2024"));
     assert!(!has_month_name("décembrex 2024"));
     // Any text still reads the named forms it holds.
