@@ -86,6 +86,8 @@ pub struct Crawl {
     params: FocusParams,
     rules: trap::TrapRules,
     state: CrawlState,
+    /// What the state was read from, for the commit to write only what changed.
+    read: Option<crate::store::CrawlRead>,
     template: Template,
     frontier: Frontier,
     /// The query parameters dropped from the links of its pages.
@@ -152,7 +154,7 @@ impl Crawl {
         tracking: crate::entries::hygiene::Tracking,
         watch: Watch,
     ) -> Result<Self, StoreError> {
-        let state = store.crawl(&watch.id)?;
+        let (state, read) = store.crawl_read(&watch.id)?;
         let root = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
             key: watch.id.to_string(),
             reason: format!("stored URL does not parse: {e}"),
@@ -184,6 +186,7 @@ impl Crawl {
             params,
             rules,
             state,
+            read,
             template,
             frontier: Frontier::new(order),
             tracking,
@@ -538,6 +541,7 @@ impl Crawl {
             record: CrawlRecord {
                 state: self.state,
                 pages: self.pages_out,
+                read: self.read,
             },
         })
     }

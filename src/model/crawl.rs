@@ -202,7 +202,7 @@ pub struct Signature {
 }
 
 /// The links of one sampled page: (URL hash, role) pairs, one per URL.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct SampledPage {
     pub(crate) page: u64,
     #[serde(with = "pairs")]

@@ -1,6 +1,6 @@
 //! A deep watch's crawl state ([`CrawlState`]) in binary (value version 6). The state is
-//! the largest value a deep check rewrites, decoded and encoded again on every check for
-//! the handful of pages it fetched. This form keeps the same values in well under half
+//! the largest value a deep check reads, decoded on every check for the handful of pages
+//! it fetched. This form keeps the same values in well under half
 //! the bytes of JSON (400 fetched pages: 80 KB against 198 KB in version 5, which held
 //! each digest in hex; 34 bytes less per page since), without field names,
 //! number formatting or string escapes.
@@ -19,6 +19,10 @@
 //! that does not read to its last byte exactly is rejected. What is allocated before the
 //! bytes are read is bounded by the bytes left, so a corrupt count cannot ask for more.
 //!
+//! A delta (version 7, `crawl.rs` writes them) has the same layout with only the pages
+//! that changed since the values before it: read after them, it adds or replaces its
+//! pages and replaces the rest of the state.
+//!
 //! Version 5, which wrote each digest as a string of 32 hex digits, and JSON values
 //! (version 1) written before the binary form are still read.
 
@@ -31,6 +35,8 @@ use crate::model::crawl::{Candidate, CrawlState, Digest, Kind, PageState, Sample
 pub(crate) const CRAWL_V5: u8 = 5;
 /// Digests as their bytes (written).
 pub(crate) const CRAWL_V6: u8 = 6;
+/// A delta against the state before it ([`encode_delta`]).
+pub(crate) const CRAWL_DELTA_V7: u8 = 7;
 
 /// Kinds by their byte.
 const KINDS: [Kind; 5] = [
@@ -69,15 +75,73 @@ const PAGE_BITS: u32 = (1 << 12) - 1;
 
 /// The state as stored.
 pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + state.pages.len() * 120 + state.frontier.len() * 60);
-    out.push(CRAWL_V6);
+    let mut out = write(CRAWL_V6, state, state.pages.len(), state.pages.iter());
+    put_len(&mut out, state.sample.pages.len());
+    for s in &state.sample.pages {
+        put_sampled(&mut out, s);
+    }
+    out
+}
+
+fn put_sampled(out: &mut Vec<u8>, s: &SampledPage) {
+    out.extend_from_slice(&s.page.to_le_bytes());
+    put_len(out, s.links.len());
+    for (a, b) in &s.links {
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+}
+
+/// A delta: the state's head (root, frontier, sample) and the pages `changed` names, in
+/// the layout of [`encode`] under version 7, save that each entry of the sample starts
+/// with a LEB128 tag: 0 when the entry follows, `j + 1` when it is entry `j` of the
+/// sample before (`sample_from`, by the entry's place in the state's sample). Read and
+/// applied with [`apply_delta`] on the state before it, it gives `state` back when every
+/// page not named is as it was. A name that is not a page of the state is left out.
+pub(crate) fn encode_delta(
+    state: &CrawlState,
+    changed: &[&str],
+    sample_from: &[Option<usize>],
+) -> Vec<u8> {
+    let pages: Vec<_> = changed
+        .iter()
+        .filter_map(|url| state.pages.get_key_value(*url))
+        .collect();
+    let mut out = write(CRAWL_DELTA_V7, state, pages.len(), pages.into_iter());
+    put_len(&mut out, state.sample.pages.len());
+    for (i, s) in state.sample.pages.iter().enumerate() {
+        if let Some(j) = sample_from.get(i).copied().flatten() {
+            put_len(&mut out, j + 1);
+        } else {
+            out.push(0);
+            put_sampled(&mut out, s);
+        }
+    }
+    out
+}
+
+/// The bytes [`encode`] writes for one page, URL first, appended to `out`.
+pub(crate) fn put_entry(out: &mut Vec<u8>, url: &str, page: &PageState) {
+    put_str(out, url);
+    put_page(out, page);
+}
+
+/// All but the sample. `n_pages` is the number of `pages` (the full map, or the pages of
+/// a delta).
+fn write<'a>(
+    version: u8,
+    state: &CrawlState,
+    n_pages: usize,
+    pages: impl Iterator<Item = (&'a String, &'a PageState)>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + n_pages * 120 + state.frontier.len() * 60);
+    out.push(version);
     put_opt(&mut out, state.root_url.as_deref());
     put_f64(&mut out, state.root_relevance);
     put_var(&mut out, state.last_fetched.into());
-    put_len(&mut out, state.pages.len());
-    for (url, p) in &state.pages {
-        put_str(&mut out, url);
-        put_page(&mut out, p);
+    put_len(&mut out, n_pages);
+    for (url, p) in pages {
+        put_entry(&mut out, url, p);
     }
     put_len(&mut out, state.frontier.len());
     for c in &state.frontier {
@@ -94,24 +158,64 @@ pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
             put_f64(&mut out, f);
         }
     }
-    put_len(&mut out, state.sample.pages.len());
-    for s in &state.sample.pages {
-        out.extend_from_slice(&s.page.to_le_bytes());
-        put_len(&mut out, s.links.len());
-        for (a, b) in &s.links {
-            out.extend_from_slice(&a.to_le_bytes());
-            out.extend_from_slice(&b.to_le_bytes());
-        }
-    }
     out
 }
 
 /// A state read back; `None` if the bytes are not one written by [`encode`].
+#[cfg(test)]
 pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
+    decode_marked(bytes, &mut |_, _| {})
+        .filter(|d| d.copies.is_none())
+        .map(|d| d.state)
+}
+
+/// A state or a delta as read.
+pub(crate) struct Decoded {
+    pub state: CrawlState,
+    /// A delta's sample: for each entry, the entry of the sample before that it is
+    /// (its own place in `state` then holds an empty one). `None` for a full state.
+    pub copies: Option<Vec<Option<usize>>>,
+}
+
+/// `delta` (a [`Decoded`] delta) applied to the state before it: its pages added or
+/// replaced, the rest of the state taken from it, the sample's entries copied from the
+/// sample before where the delta says so. `None` if `delta` is a full state or copies
+/// an entry the sample before does not have.
+pub(crate) fn apply_delta(state: &mut CrawlState, delta: Decoded) -> Option<()> {
+    let copies = delta.copies?;
+    let CrawlState {
+        pages,
+        frontier,
+        mut sample,
+        root_url,
+        root_relevance,
+        last_fetched,
+    } = delta.state;
+    for (entry, from) in sample.pages.iter_mut().zip(copies) {
+        if let Some(j) = from {
+            *entry = state.sample.pages.get(j)?.clone();
+        }
+    }
+    state.pages.extend(pages);
+    state.frontier = frontier;
+    state.sample = sample;
+    state.root_url = root_url;
+    state.root_relevance = root_relevance;
+    state.last_fetched = last_fetched;
+    Some(())
+}
+
+/// A state or a delta read back, telling `mark` each page's URL and where its entry
+/// ([`put_entry`]) lies in `bytes`.
+pub(crate) fn decode_marked(
+    bytes: &[u8],
+    mark: &mut dyn FnMut(&str, std::ops::Range<usize>),
+) -> Option<Decoded> {
     let (&version, mut r) = bytes.split_first()?;
-    let hex_digests = match version {
-        CRAWL_V5 => true,
-        CRAWL_V6 => false,
+    let (hex_digests, delta) = match version {
+        CRAWL_V5 => (true, false),
+        CRAWL_V6 => (false, false),
+        CRAWL_DELTA_V7 => (false, true),
         _ => return None,
     };
     let r = &mut r;
@@ -128,7 +232,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
     // Collected, not inserted one by one: the pages come sorted, and a map built from a
     // sorted sequence is built in one sweep without comparing keys down the tree.
     state.pages = (0..get_len(r)?)
-        .map(|_| Some((get_ref(r)?.to_owned(), get_page(r, hex_digests)?)))
+        .map(|_| {
+            let start = bytes.len() - r.len();
+            let url = get_ref(r)?;
+            let page = get_page(r, hex_digests)?;
+            mark(url, start..bytes.len() - r.len());
+            Some((url.to_owned(), page))
+        })
         .collect::<Option<BTreeMap<_, _>>>()?;
     let n = get_len(r)?;
     state.frontier = Vec::with_capacity(n.min(r.len()));
@@ -157,7 +267,20 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
     }
     let n = get_len(r)?;
     let mut sample = VecDeque::with_capacity(n.min(r.len()));
+    let mut copies = delta.then(|| Vec::with_capacity(n.min(r.len())));
     for _ in 0..n {
+        if let Some(copies) = &mut copies {
+            let tag = get_len(r)?;
+            if tag > 0 {
+                copies.push(Some(tag - 1));
+                sample.push_back(SampledPage {
+                    page: 0,
+                    links: Vec::new(),
+                });
+                continue;
+            }
+            copies.push(None);
+        }
         let page = get_fixed(r)?;
         let k = get_len(r)?;
         if k.checked_mul(16)? > r.len() {
@@ -169,7 +292,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
         sample.push_back(SampledPage { page, links });
     }
     state.sample.pages = sample;
-    r.is_empty().then_some(state)
+    r.is_empty().then_some(Decoded { state, copies })
 }
 
 fn put_page(out: &mut Vec<u8>, p: &PageState) {

@@ -156,6 +156,53 @@ proptest! {
         }
     }
 
+    /// A delta of the pages that changed, applied to the state before, gives the new
+    /// state: its pages added or replaced, its head (root, frontier) taken whole, its
+    /// sample's entries copied from the sample before where they are the same. It is
+    /// not a full state, nor a full state a delta.
+    #[test]
+    fn a_delta_applied_gives_the_new_state(old in state(), new in state(), kept in 0..4usize) {
+        let mut new = new;
+        // The new sample: the old one's last entries, then entries of its own.
+        let from = old.sample.pages.len().saturating_sub(kept);
+        for p in old.sample.pages.iter().skip(from).rev() {
+            new.sample.pages.push_front(p.clone());
+        }
+        let sample_from: Vec<Option<usize>> = new
+            .sample
+            .pages
+            .iter()
+            .map(|p| old.sample.pages.iter().position(|o| o == p))
+            .collect();
+        let changed: Vec<&str> = new.pages.keys().map(String::as_str).collect();
+        let delta = encode_delta(&new, &changed, &sample_from);
+        prop_assert!(decode(&delta).is_none());
+        let full = decode_marked(&encode(&new), &mut |_, _| ()).expect("a state");
+        prop_assert!(full.copies.is_none());
+        let none: Vec<Option<usize>> = Vec::new();
+        let whole = encode_delta(&new, &changed, &none);
+        prop_assert!(sample_from.iter().all(Option::is_none) || delta.len() < whole.len());
+        for bytes in [&delta, &whole] {
+            let mut got = old.clone();
+            let d = decode_marked(bytes, &mut |_, _| {}).expect("a delta");
+            prop_assert!(apply_delta(&mut got, d).is_some());
+            let mut want = new.clone();
+            let mut pages = old.pages.clone();
+            pages.extend(want.pages);
+            want.pages = pages;
+            prop_assert!(same_bits(&got, &want), "{got:?}");
+        }
+    }
+
+    /// A delta that copies an entry the sample before lacks is refused when applied.
+    #[test]
+    fn a_copy_beyond_the_sample_is_refused(new in state()) {
+        prop_assume!(!new.sample.pages.is_empty());
+        let delta = encode_delta(&new, &[], &[Some(0)]);
+        let d = decode_marked(&delta, &mut |_, _| {}).expect("a delta");
+        prop_assert!(apply_delta(&mut CrawlState::default(), d).is_none());
+    }
+
     /// A state written by version 5 (digests as hex) reads as it was.
     #[test]
     fn a_version_5_state_reads_as_it_was(s in state()) {
@@ -349,6 +396,7 @@ fn the_store_reads_json_states_and_writes_binary_ones() {
         crawl: Some(crate::store::CrawlRecord {
             state: s.clone(),
             pages: Vec::new(),
+            read: None,
         }),
         ..Default::default()
     };

@@ -19,6 +19,7 @@
 //! | `r` id | the watch's render mode (JSON), counted at start-up without reading watches |
 //! | `d` next_check(u64) id | empty: the due index, ordered by time |
 //! | `c` id | a deep watch's [`CrawlState`](crate::model::crawl::CrawlState) |
+//! | `C` id n(u32) | a delta of the crawl state (`crawl_codec.rs`), applied in order after `c` |
 //! | `p` id md5(url)[..8] | the last link array of one page of a deep watch's site |
 
 use crate::model::WatchId;
@@ -36,6 +37,7 @@ pub(crate) const DUE: u8 = b'd';
 pub(crate) const CRAWL: u8 = b'c';
 pub const PAGE: u8 = b'p';
 pub(crate) const LINK_DELTA: u8 = b'L';
+pub(crate) const CRAWL_DELTA: u8 = b'C';
 pub(crate) const ITEM_CHUNK: u8 = b'I';
 pub(crate) const FEED: u8 = b'q';
 pub(crate) const FAILING: u8 = b'f';
@@ -47,13 +49,36 @@ pub(crate) const REFERENCE: u8 = b'R';
 pub(crate) const PER_WATCH: [u8; 8] =
     [WATCH, STATE, LINKS, CRAWL, FEED, FAILING, RENDER, REFERENCE];
 /// The kinds whose keys are ranges under `kind id`.
-pub(crate) const PER_WATCH_RANGES: [u8; 6] =
-    [ITEM, SEEN, SEEN_BUCKET, PAGE, LINK_DELTA, ITEM_CHUNK];
+pub(crate) const PER_WATCH_RANGES: [u8; 7] = [
+    ITEM,
+    SEEN,
+    SEEN_BUCKET,
+    PAGE,
+    LINK_DELTA,
+    ITEM_CHUNK,
+    CRAWL_DELTA,
+];
 
 pub fn link_delta(id: &WatchId, n: u32) -> Vec<u8> {
     let mut k = watch_key(LINK_DELTA, id);
     k.extend_from_slice(&n.to_be_bytes());
     k
+}
+
+pub fn crawl_delta(id: &WatchId, n: u32) -> Vec<u8> {
+    let mut k = watch_key(CRAWL_DELTA, id);
+    k.extend_from_slice(&n.to_be_bytes());
+    k
+}
+
+/// The number at the end of a delta's key ([`link_delta`], [`crawl_delta`]); 0 if the
+/// key is too short to hold one.
+pub(crate) fn delta_number(key: &[u8]) -> u32 {
+    key.len()
+        .checked_sub(4)
+        .and_then(|at| key.get(at..))
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_be_bytes)
 }
 
 /// The watch id at the end of a `kind id` key.

@@ -129,13 +129,7 @@ impl Store {
             let delta = codec::encode_delta(&old.links, new);
             let total: usize = old.deltas.iter().map(|d| d.1).sum::<usize>() + delta.len();
             if total <= old.base_len / 2 {
-                let n = old.deltas.last().map_or(0, |(k, _)| {
-                    k.len()
-                        .checked_sub(4)
-                        .and_then(|at| k.get(at..))
-                        .and_then(|b| b.try_into().ok())
-                        .map_or(0, u32::from_be_bytes)
-                });
+                let n = old.deltas.last().map_or(0, |(k, _)| keys::delta_number(k));
                 batch.insert(keys::link_delta(id, n + 1), delta);
                 return Ok(());
             }

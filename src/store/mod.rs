@@ -11,6 +11,7 @@
 mod backend;
 mod codec;
 mod compact;
+mod crawl;
 mod crawl_codec;
 mod deflate;
 mod edits;
@@ -30,6 +31,7 @@ pub mod transfer;
 
 pub use backend::NodeLimits;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
+pub use crawl::CrawlRead;
 pub use links::{LinksRead, ReadLinks};
 pub use seen::SeenCache;
 pub use stamp::Usage;
@@ -52,9 +54,10 @@ use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
 /// binary at its watch's next deep check); 5: a state's logged checks as arrays, and its
 /// page statistics' reference keys under a key of their own (a schema-4 store opens as
 /// it is: the named form and inline keys are read, and each state is written in the new
-/// form at its watch's next check). An older sitefeed refuses a newer store
-/// rather than failing on values it cannot read.
-pub(crate) const SCHEMA_VERSION: u32 = 5;
+/// form at its watch's next check); 6: a deep watch's crawl state followed by deltas (a
+/// schema-5 store opens as it is: its states are full ones). An older sitefeed refuses a
+/// newer store rather than failing on values (here: deltas) it would not read.
+pub(crate) const SCHEMA_VERSION: u32 = 6;
 
 pub use crate::model::ITEMS_KEPT;
 
@@ -305,37 +308,6 @@ impl Store {
         self.links_with_read(id)
     }
 
-    /// A deep watch's crawl state (empty before its first deep check).
-    pub fn crawl(&self, id: &WatchId) -> Result<crate::model::crawl::CrawlState, StoreError> {
-        if let Some(pg) = &self.pg {
-            return pg.crawl(id);
-        }
-        Ok(self.crawl_value(id)?.unwrap_or_default())
-    }
-
-    /// The stored crawl state of a deep watch on sled: binary, or JSON as written before.
-    fn crawl_value(
-        &self,
-        id: &WatchId,
-    ) -> Result<Option<crate::model::crawl::CrawlState>, StoreError> {
-        let key = keys::watch_key(keys::CRAWL, id);
-        let Some(v) = self.db_read()?.get(&key)? else {
-            return Ok(None);
-        };
-        if matches!(
-            v.first(),
-            Some(&(crawl_codec::CRAWL_V5 | crawl_codec::CRAWL_V6))
-        ) {
-            return crawl_codec::decode(&v)
-                .map(Some)
-                .ok_or_else(|| StoreError::Corrupt {
-                    key: String::from_utf8_lossy(&key).into_owned(),
-                    reason: "malformed crawl state".into(),
-                });
-        }
-        decode(&key, &v).map(Some)
-    }
-
     /// The link array of one page of a deep watch's site (empty if never stored).
     pub fn page_links(&self, id: &WatchId, url: &str) -> Result<Vec<Link>, StoreError> {
         if let Some(pg) = &self.pg {
@@ -459,10 +431,7 @@ impl Store {
             self.bump_feed(&mut batch, id, state)?;
         }
         if let Some(crawl) = &record.crawl {
-            batch.insert(
-                keys::watch_key(keys::CRAWL, id),
-                crawl_codec::encode(&crawl.state),
-            );
+            self.put_crawl(&mut batch, id, &crawl.state, crawl.read.as_ref())?;
             for (url, links) in &crawl.pages {
                 batch.insert(keys::page(id, url), codec::encode_links(links));
             }

@@ -153,6 +153,9 @@ impl Store {
                 if found < 5 {
                     tracing::info!("store schema 5: each watch's state is written in its shorter form at its next check");
                 }
+                if found < 6 {
+                    tracing::info!("store schema 6: a deep watch's check writes its crawl state as a delta from its next check on");
+                }
                 if found < SCHEMA_VERSION {
                     db.insert(keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
                     db.flush()?;

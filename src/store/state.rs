@@ -67,4 +67,7 @@ pub struct CrawlRecord {
     pub state: crate::model::crawl::CrawlState,
     /// New link arrays of pages, by page URL.
     pub pages: Vec<(String, Vec<Link>)>,
+    /// The state as this check read it (with what it was read from): the commit writes
+    /// the pages that changed as a delta when the store still holds the same values.
+    pub read: Option<super::CrawlRead>,
 }

@@ -57,6 +57,7 @@ fn filled() -> Store {
             crawl: Some(CrawlRecord {
                 state: CrawlState::default(),
                 pages: vec![("http://a.example/p".into(), vec![link(urls[0])])],
+                read: None,
             }),
             ..CheckRecord::default()
         };

@@ -1,0 +1,209 @@
+//! A deep watch's crawl state on disk: the full state under `c` and the deltas written
+//! since under `C` (`crawl_codec.rs`), so a check that fetched a handful of pages writes
+//! those pages, the state's head (root, frontier) and the template sample's new entries,
+//! not the hundreds of pages the watch knows. A new full state replaces the deltas when they grow past
+//! half its stored size or [`MAX_DELTAS`], as a link array's do.
+//!
+//! Which pages changed is told by bytes, not by the crawl's say: a check's read keeps
+//! the hash of each page's entry in the stored values ([`CrawlRead`]), and the commit
+//! encodes every page again and writes those whose bytes hash otherwise. A page the crawl
+//! changed anywhere is written; one it left alone costs an encoding, no write.
+
+use std::hash::BuildHasher;
+
+use super::links::MAX_DELTAS;
+use super::{crawl_codec, decode, keys, Store, StoreError};
+use crate::hash::HashMap;
+use crate::model::crawl::CrawlState;
+use crate::model::WatchId;
+
+/// What a read of a deep watch's crawl state was made from: each stored value's length
+/// and hash, and the hash of each page's entry. The commit of the same check writes a
+/// delta against them when the store still holds the same values. Hashes, not the
+/// values: a deep check holds this while it fetches its pages, and a site of 400 pages
+/// is 50 KB of values against 10 KB of hashes. The hashes are 64 bits, seeded at random
+/// per process: two different entries of one page (or of the sample) with the same hash
+/// would leave a change out, a chance of one in 2^64 per entry.
+#[derive(Debug, Default)]
+pub struct CrawlRead {
+    /// The full state, then the deltas in order: length and hash.
+    values: Vec<(usize, u64)>,
+    /// Per page, by its URL's hash: the hash of its latest entry's bytes.
+    entries: HashMap<u64, u64>,
+    /// The hash of each entry of the template sample.
+    sample: Vec<u64>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// The full state and its deltas (key and value) as stored.
+struct Stored {
+    base: sled::IVec,
+    deltas: Vec<(sled::IVec, sled::IVec)>,
+}
+
+impl Stored {
+    fn values(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.base.as_ref()).chain(self.deltas.iter().map(|(_, v)| v.as_ref()))
+    }
+
+    /// Each value's length and hash by `hasher`.
+    fn sums(&self, hasher: &foldhash::fast::RandomState) -> Vec<(usize, u64)> {
+        self.values()
+            .map(|v| (v.len(), hasher.hash_one(v)))
+            .collect()
+    }
+}
+
+fn corrupt(id: &WatchId) -> StoreError {
+    StoreError::Corrupt {
+        key: String::from_utf8_lossy(&keys::watch_key(keys::CRAWL, id)).into_owned(),
+        reason: "malformed crawl state".into(),
+    }
+}
+
+impl Store {
+    /// A deep watch's crawl state (empty before its first deep check).
+    pub fn crawl(&self, id: &WatchId) -> Result<CrawlState, StoreError> {
+        Ok(self.crawl_read(id)?.0)
+    }
+
+    /// A deep watch's crawl state, with what it was read from for the commit of the
+    /// same check (`None` on PostgreSQL, and for a state not yet in binary).
+    pub fn crawl_read(&self, id: &WatchId) -> Result<(CrawlState, Option<CrawlRead>), StoreError> {
+        if let Some(pg) = &self.pg {
+            return Ok((pg.crawl(id)?, None));
+        }
+        Ok(self.crawl_value(id)?.unwrap_or_default())
+    }
+
+    fn stored_crawl(&self, id: &WatchId) -> Result<Option<Stored>, StoreError> {
+        let db = self.db_read()?;
+        let Some(base) = db.get(keys::watch_key(keys::CRAWL, id))? else {
+            return Ok(None);
+        };
+        let deltas = db
+            .scan_prefix(keys::watch_key(keys::CRAWL_DELTA, id))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(Stored { base, deltas }))
+    }
+
+    /// The stored crawl state of a deep watch on sled (binary with its deltas, or JSON as
+    /// written before), and what it was read from when that is binary.
+    pub(super) fn crawl_value(
+        &self,
+        id: &WatchId,
+    ) -> Result<Option<(CrawlState, Option<CrawlRead>)>, StoreError> {
+        let Some(values) = self.stored_crawl(id)? else {
+            return Ok(None);
+        };
+        if !matches!(
+            values.base.first(),
+            Some(&(crawl_codec::CRAWL_V5 | crawl_codec::CRAWL_V6))
+        ) {
+            // JSON, as written before the binary form; never followed by deltas.
+            let key = keys::watch_key(keys::CRAWL, id);
+            return Ok(Some((decode(&key, &values.base)?, None)));
+        }
+        let hasher = foldhash::fast::RandomState::default();
+        let mut entries = HashMap::default();
+        let mut state = None;
+        for bytes in values.values() {
+            let mut mark = |url: &str, at: std::ops::Range<usize>| {
+                let entry = bytes.get(at).map_or(0, |e| hasher.hash_one(e));
+                entries.insert(hasher.hash_one(url), entry);
+            };
+            let read = crawl_codec::decode_marked(bytes, &mut mark).ok_or_else(|| corrupt(id))?;
+            match &mut state {
+                None if read.copies.is_none() => state = Some(read.state),
+                Some(s) => crawl_codec::apply_delta(s, read).ok_or_else(|| corrupt(id))?,
+                None => return Err(corrupt(id)),
+            }
+        }
+        let state: CrawlState = state.ok_or_else(|| corrupt(id))?;
+        let read = CrawlRead {
+            values: values.sums(&hasher),
+            entries,
+            sample: state
+                .sample
+                .pages
+                .iter()
+                .map(|p| hasher.hash_one(p))
+                .collect(),
+            hasher,
+        };
+        Ok(Some((state, Some(read))))
+    }
+
+    /// Adds the writes that make `state` the stored crawl state of `id` to `batch`: a
+    /// delta of the pages whose bytes changed since `read` when the store still holds
+    /// what `read` was made from and the deltas stay small, the full state otherwise.
+    pub(super) fn put_crawl(
+        &self,
+        batch: &mut sled::Batch,
+        id: &WatchId,
+        state: &CrawlState,
+        read: Option<&CrawlRead>,
+    ) -> Result<(), StoreError> {
+        let stored = self.stored_crawl(id)?;
+        if let (Some(now), Some(read)) = (&stored, read) {
+            if now.sums(&read.hasher) == read.values
+                && now.base.first() == Some(&crawl_codec::CRAWL_V6)
+                && now.deltas.len() < MAX_DELTAS
+            {
+                if let Some(delta) = delta(state, read) {
+                    let total = now.deltas.iter().map(|(_, v)| v.len()).sum::<usize>();
+                    if total + delta.len() <= now.base.len() / 2 {
+                        let n = now.deltas.last().map_or(0, |(k, _)| keys::delta_number(k));
+                        batch.insert(keys::crawl_delta(id, n + 1), delta);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        if let Some(now) = stored {
+            for (k, _) in now.deltas {
+                batch.remove(k);
+            }
+        }
+        batch.insert(keys::watch_key(keys::CRAWL, id), crawl_codec::encode(state));
+        Ok(())
+    }
+}
+
+/// The delta from what `read` holds to `state`: the pages whose entry is new or differs
+/// in its bytes, and the sample's entries that are not entries of the sample before.
+/// `None` when a page `read` holds is gone from `state` (a delta only adds and replaces
+/// pages).
+fn delta(state: &CrawlState, read: &CrawlRead) -> Option<Vec<u8>> {
+    let mut changed = Vec::new();
+    let mut kept = 0;
+    let mut entry = Vec::with_capacity(256);
+    for (url, page) in &state.pages {
+        let old = read.entries.get(&read.hasher.hash_one(url.as_str()));
+        if old.is_some() {
+            kept += 1;
+        }
+        entry.clear();
+        crawl_codec::put_entry(&mut entry, url, page);
+        if old != Some(&read.hasher.hash_one(entry.as_slice())) {
+            changed.push(url.as_str());
+        }
+    }
+    if kept != read.entries.len() {
+        return None;
+    }
+    let sample_from: Vec<Option<usize>> = state
+        .sample
+        .pages
+        .iter()
+        .map(|p| {
+            let h = read.hasher.hash_one(p);
+            read.sample.iter().position(|&old| old == h)
+        })
+        .collect();
+    Some(crawl_codec::encode_delta(state, &changed, &sample_from))
+}
+
+#[cfg(test)]
+#[path = "crawl_tests.rs"]
+mod tests;
