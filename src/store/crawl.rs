@@ -77,14 +77,9 @@ impl Store {
     }
 
     fn stored_crawl(&self, id: &WatchId) -> Result<Option<Stored>, StoreError> {
-        let db = self.db_read()?;
-        let Some(base) = db.get(keys::watch_key(keys::CRAWL, id))? else {
-            return Ok(None);
-        };
-        let deltas = db
-            .scan_prefix(keys::watch_key(keys::CRAWL_DELTA, id))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Some(Stored { base, deltas }))
+        Ok(self
+            .with_deltas(keys::CRAWL, keys::CRAWL_DELTA, id)?
+            .map(|(base, deltas)| Stored { base, deltas }))
     }
 
     /// The stored crawl state of a deep watch on sled (binary with its deltas, or JSON as

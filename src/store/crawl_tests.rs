@@ -58,14 +58,7 @@ fn sampled(i: u64) -> SampledPage {
 fn store() -> (Store, WatchId, WatchState) {
     let store = Store::temporary().expect("store");
     let w = Watch::of_url("http://news.example/", 60);
-    let st = WatchState::new(
-        10,
-        crate::schedule::Adaptive {
-            a: 60.0,
-            b: 60.0,
-            c: 0.0,
-        },
-    );
+    let st = crate::store::pg::tests::state(10);
     assert!(store.insert_watch(&w, &st).expect("insert"));
     (store, w.id, st)
 }
@@ -86,6 +79,14 @@ fn commit(
         ..CheckRecord::default()
     };
     store.commit_check(id, st, st, &record).expect("commit");
+}
+
+/// One more item counted on page `i`, committed against the state as read; the state.
+fn count_item(store: &Store, id: &WatchId, st: &WatchState, i: usize) -> CrawlState {
+    let (mut s, read) = store.crawl_read(id).expect("read");
+    s.pages.get_mut(&url(i)).expect("known").items += 1;
+    commit(store, id, st, &s, read);
+    s
 }
 
 fn deltas(store: &Store, id: &WatchId) -> Vec<sled::IVec> {
@@ -192,17 +193,13 @@ fn a_stale_read_writes_the_whole_state() {
 fn a_page_gone_and_a_watch_gone() {
     let (store, id, st) = store();
     commit(&store, &id, &st, &site(50), None);
-    let (mut s, read) = store.crawl_read(&id).expect("read");
-    s.pages.get_mut(&url(3)).expect("known").items += 1;
-    commit(&store, &id, &st, &s, read);
+    count_item(&store, &id, &st, 3);
     let (mut s, read) = store.crawl_read(&id).expect("read");
     s.pages.remove(&url(4));
     commit(&store, &id, &st, &s, read);
     assert_eq!(store.crawl(&id).expect("read"), s);
     assert!(deltas(&store, &id).is_empty());
-    let (mut s, read) = store.crawl_read(&id).expect("read");
-    s.pages.get_mut(&url(5)).expect("known").items += 1;
-    commit(&store, &id, &st, &s, read);
+    count_item(&store, &id, &st, 5);
     assert_eq!(deltas(&store, &id).len(), 1);
     assert!(store.remove_watch(&id).expect("remove"));
     assert!(deltas(&store, &id).is_empty());
@@ -215,9 +212,7 @@ fn a_page_gone_and_a_watch_gone() {
 fn a_damaged_delta_is_an_error() {
     let (store, id, st) = store();
     commit(&store, &id, &st, &site(20), None);
-    let (mut s, read) = store.crawl_read(&id).expect("read");
-    s.pages.get_mut(&url(3)).expect("known").items += 1;
-    commit(&store, &id, &st, &s, read);
+    let s = count_item(&store, &id, &st, 3);
     let db = store.db().expect("db");
     let (k, v) = db
         .scan_prefix(keys::watch_key(keys::CRAWL_DELTA, &id))

@@ -12,6 +12,9 @@ use crate::model::{Link, WatchId};
 /// Deltas kept before the array is written whole again.
 pub(crate) const MAX_DELTAS: usize = 32;
 
+/// A full value and its deltas (keys and values), as stored.
+pub(super) type Chain = (sled::IVec, Vec<(sled::IVec, sled::IVec)>);
+
 /// What is stored of one link array.
 pub(super) struct Stored<'a> {
     /// The full array's encoded size (0: none).
@@ -81,14 +84,27 @@ impl Store {
 
     /// The stored values of the link array of `id`, undecoded.
     fn read_values(&self, id: &WatchId) -> Result<Option<LinksRead>, StoreError> {
+        Ok(self
+            .with_deltas(keys::LINKS, keys::LINK_DELTA, id)?
+            .map(|(base, deltas)| LinksRead { base, deltas }))
+    }
+
+    /// The value under `base id` and the deltas (keys and values) under `deltas id`, in
+    /// order; `None` without the first.
+    pub(super) fn with_deltas(
+        &self,
+        base: u8,
+        deltas: u8,
+        id: &WatchId,
+    ) -> Result<Option<Chain>, StoreError> {
         let db = self.db_read()?;
-        let Some(base) = db.get(keys::watch_key(keys::LINKS, id))? else {
+        let Some(base) = db.get(keys::watch_key(base, id))? else {
             return Ok(None);
         };
         let deltas = db
-            .scan_prefix(keys::watch_key(keys::LINK_DELTA, id))
+            .scan_prefix(keys::watch_key(deltas, id))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Some(LinksRead { base, deltas }))
+        Ok(Some((base, deltas)))
     }
 
     /// How the link array of `id` is stored, taking `earlier` as its links when the
