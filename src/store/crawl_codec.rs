@@ -20,8 +20,9 @@
 //! bytes are read is bounded by the bytes left, so a corrupt count cannot ask for more.
 //!
 //! A delta (version 7, `crawl.rs` writes them) has the same layout with only the pages
-//! that changed since the values before it: read after them, it adds or replaces its
-//! pages and replaces the rest of the state.
+//! that changed since the values before it, and a tag before each entry of its sample:
+//! the entry written out, or the place of the same entry in the sample before. Read
+//! after those values, it adds or replaces its pages and replaces the rest of the state.
 //!
 //! Version 5, which wrote each digest as a string of 32 hex digits, and JSON values
 //! (version 1) written before the binary form are still read.
