@@ -295,8 +295,9 @@ mod tests {
     proptest! {
         // A fixed seed: the bound below is what a changed token does to nearly every
         // text, not to all of them (with random seeds, a run of the test suite once drew
-        // a text it moved by 9 bits), so the cases must be the same ones at every run. A signature that is not local (any hash of the whole text) moves by
-        // about 32 bits and fails on any seed.
+        // a text it moved by 9 bits), so the cases must be the same ones at every run.
+        // A signature that is not local (any hash of the whole text) moves by about 32
+        // bits and fails on any seed.
         #![proptest_config(ProptestConfig {
             cases: 64,
             rng_seed: proptest::test_runner::RngSeed::Fixed(17),

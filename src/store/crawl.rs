@@ -1,8 +1,8 @@
 //! A deep watch's crawl state on disk: the full state under `c` and the deltas written
 //! since under `C` (`crawl_codec.rs`), so a check that fetched a handful of pages writes
 //! those pages, the state's head (root, frontier) and the template sample's new entries,
-//! not the hundreds of pages the watch knows. A new full state replaces the deltas when they grow past
-//! half its stored size or [`MAX_DELTAS`], as a link array's do.
+//! not the hundreds of pages the watch knows. A new full state replaces the deltas when
+//! they grow past half its stored size or [`MAX_DELTAS`], as a link array's do.
 //!
 //! Which pages changed is told by bytes, not by the crawl's say: a check's read keeps
 //! the hash of each page's entry in the stored values ([`CrawlRead`]), and the commit
@@ -24,7 +24,7 @@ use crate::model::WatchId;
 /// is 50 KB of values against 10 KB of hashes. The hashes are 64 bits, seeded at random
 /// per process: two different entries of one page (or of the sample) with the same hash
 /// would leave a change out, a chance of one in 2^64 per entry.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CrawlRead {
     /// The full state, then the deltas in order: length and hash.
     values: Vec<(usize, u64)>,
@@ -64,7 +64,10 @@ fn corrupt(id: &WatchId) -> StoreError {
 impl Store {
     /// A deep watch's crawl state (empty before its first deep check).
     pub fn crawl(&self, id: &WatchId) -> Result<CrawlState, StoreError> {
-        Ok(self.crawl_read(id)?.0)
+        if let Some(pg) = &self.pg {
+            return pg.crawl(id);
+        }
+        Ok(self.crawl_value(id, false)?.unwrap_or_default().0)
     }
 
     /// A deep watch's crawl state, with what it was read from for the commit of the
@@ -73,7 +76,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return Ok((pg.crawl(id)?, None));
         }
-        Ok(self.crawl_value(id)?.unwrap_or_default())
+        Ok(self.crawl_value(id, true)?.unwrap_or_default())
     }
 
     fn stored_crawl(&self, id: &WatchId) -> Result<Option<Stored>, StoreError> {
@@ -83,10 +86,12 @@ impl Store {
     }
 
     /// The stored crawl state of a deep watch on sled (binary with its deltas, or JSON as
-    /// written before), and what it was read from when that is binary.
+    /// written before), and, when that is binary and `with_read`, what it was read from
+    /// (the hashing is left out for a read that will not be committed against).
     pub(super) fn crawl_value(
         &self,
         id: &WatchId,
+        with_read: bool,
     ) -> Result<Option<(CrawlState, Option<CrawlRead>)>, StoreError> {
         let Some(values) = self.stored_crawl(id)? else {
             return Ok(None);
@@ -104,8 +109,10 @@ impl Store {
         let mut state = None;
         for bytes in values.values() {
             let mut mark = |url: &str, at: std::ops::Range<usize>| {
-                let entry = bytes.get(at).map_or(0, |e| hasher.hash_one(e));
-                entries.insert(hasher.hash_one(url), entry);
+                if with_read {
+                    let entry = bytes.get(at).map_or(0, |e| hasher.hash_one(e));
+                    entries.insert(hasher.hash_one(url), entry);
+                }
             };
             let read = crawl_codec::decode_marked(bytes, &mut mark).ok_or_else(|| corrupt(id))?;
             match &mut state {
@@ -115,6 +122,9 @@ impl Store {
             }
         }
         let state: CrawlState = state.ok_or_else(|| corrupt(id))?;
+        if !with_read {
+            return Ok(Some((state, None)));
+        }
         let read = CrawlRead {
             values: values.sums(&hasher),
             entries,

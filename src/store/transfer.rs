@@ -135,7 +135,7 @@ impl Transfer for Store {
         let db = self.db()?;
         let links = self.links(id)?;
         let links = (!links.is_empty()).then(|| super::codec::encode_links(&links));
-        let crawl = self.crawl_value(id)?.map(|(state, _)| state);
+        let crawl = self.crawl_value(id, false)?.map(|(state, _)| state);
         // Kept items are contiguous up to the state's highest sequence number.
         let mut items: Vec<(u64, Item)> = self
             .items(id, usize::MAX)?
