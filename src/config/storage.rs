@@ -38,7 +38,9 @@ pub struct RawStorage {
 #[derive(Debug, Clone)]
 pub struct StorageConfig {
     pub path: PathBuf,
-    /// sled page cache; bounds the store's share of memory.
+    /// sled page cache. It bounds what sled keeps of pages of small records only: of
+    /// records of some KB it keeps about a page per cache shard, whatever this says
+    /// (`docs/design.md`, section 11).
     pub cache_bytes: u64,
     /// Where the store lives: sled in `path` (one node), or PostgreSQL (many nodes).
     pub backend: Backend,
