@@ -10,11 +10,11 @@ use serde::Deserialize;
 use super::{positive, Bad, ConfigError};
 
 const DEFAULT_DATA: &str = "data";
-/// sled's page cache. sled holds about twice this resident; at 1,000 watches 4 MB gave
-/// the same CPU per check as 16 MB and about 20 MB less memory, and 2 MB about 2 MB less
-/// again within the spread of the CPU figures (`bench/README.md`): a check reads only its
-/// own watch's few keys, which no cache of this size keeps from one of its checks to the
-/// next.
+/// sled's page cache. At 1,000 watches 4 MB gave the same CPU per check as 16 MB and
+/// about 20 MB less memory, and 2 MB about 2 MB less again within the spread of the CPU
+/// figures (`bench/README.md`): a check reads only its own watch's few keys, which no
+/// cache of this size keeps from one of its checks to the next. It does not bound what
+/// sled keeps of records of some KB ([`StorageConfig::cache_bytes`]).
 const DEFAULT_CACHE_BYTES: u64 = 2 * 1024 * 1024;
 /// Default `storage.lease_secs`.
 pub const DEFAULT_LEASE_SECS: u64 = 30;

@@ -192,7 +192,7 @@ impl Crawl {
             tracking,
             emitted: HashSet::default(),
             observed: HashSet::default(),
-            seen: crate::store::SeenCache::default(),
+            seen: crate::store::SeenCache::for_many(),
             calendars: None,
             pages_out: Vec::new(),
             items: Vec::new(),

@@ -411,6 +411,56 @@ fn thousands_of_seen_urls_answer_one_by_one_and_through_the_history() {
 }
 
 #[test]
+fn a_seen_set_answers_alike_by_passes_and_once_sorted() {
+    let s = Store::temporary().expect("store");
+    let w = watch("http://a.example/");
+    s.insert_watch(&w, &state(10)).expect("insert");
+    let urls: Vec<String> = (0..3_000).map(url).collect();
+    let mut at = 1_000_000;
+    for chunk in urls.chunks(100) {
+        at += HOUR;
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        gone_at(&s, &w, at, &refs, &[]);
+    }
+    // A URL that left twice is stored twice, and one of the old form lies beside the
+    // buckets.
+    at += HOUR;
+    gone_at(&s, &w, at, &[&urls[7]], &[]);
+    let old = "http://old.example/kept";
+    s.db()
+        .expect("db")
+        .insert(keys::seen(&w.id, old), &Stamp::new(at, 1).bytes()[..])
+        .expect("old form");
+    // Seen and unseen URLs in turn, past the questions answered by passes, so that each
+    // is asked both before and after the keys are sorted; then starting the other way,
+    // and of a cache that sorts them at once.
+    for (seen_first, many) in [(true, false), (false, false), (true, true)] {
+        let cache = if many {
+            SeenCache::for_many()
+        } else {
+            SeenCache::default()
+        };
+        for q in 0..2 * PASSES_BEFORE_SORTING + 4 {
+            let (u, seen) = if (q % 2 == 0) == seen_first {
+                let u = match q % 3 {
+                    0 => urls[7].clone(),
+                    1 => old.to_owned(),
+                    _ => urls[q * 97].clone(),
+                };
+                (u, true)
+            } else {
+                (format!("http://c.example/{q}"), false)
+            };
+            assert_eq!(
+                cache.contains(&s, &w.id, &u).expect("seen"),
+                seen,
+                "question {q} (many: {many}): {u}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_malformed_bucket_is_corrupt_not_a_panic() {
     let s = Store::temporary().expect("store");
     let w = watch("http://a.example/");
