@@ -369,18 +369,25 @@ fn many_old_keys_move_into_buckets_by_their_stamps_and_go_by_the_rule() {
     assert_eq!(count(&s, keys::SEEN, &w), 0);
 }
 
-#[test]
-fn thousands_of_seen_urls_answer_one_by_one_and_through_the_history() {
+/// A temporary store with one watch from whose page `n` URLs left, a hundred an hour;
+/// returns them and the time of the last check.
+fn hundreds_gone(n: usize) -> (Store, Watch, Vec<String>, i64) {
     let s = Store::temporary().expect("store");
     let w = watch("http://a.example/");
     s.insert_watch(&w, &state(10)).expect("insert");
-    let urls: Vec<String> = (0..5_000).map(url).collect();
+    let urls: Vec<String> = (0..n).map(url).collect();
     let mut at = 1_000_000;
     for chunk in urls.chunks(100) {
         at += HOUR;
         let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
         gone_at(&s, &w, at, &refs, &[]);
     }
+    (s, w, urls, at)
+}
+
+#[test]
+fn thousands_of_seen_urls_answer_one_by_one_and_through_the_history() {
+    let (s, w, urls, at) = hundreds_gone(5_000);
     // 50 checks: one sweep merged the first 32 checks' buckets while they held 256.
     assert_eq!(s.seen_len(&w.id).expect("len"), 5_000);
     assert!(count(&s, keys::SEEN_BUCKET, &w) < 50);
@@ -412,16 +419,7 @@ fn thousands_of_seen_urls_answer_one_by_one_and_through_the_history() {
 
 #[test]
 fn a_seen_set_answers_alike_by_passes_and_once_sorted() {
-    let s = Store::temporary().expect("store");
-    let w = watch("http://a.example/");
-    s.insert_watch(&w, &state(10)).expect("insert");
-    let urls: Vec<String> = (0..3_000).map(url).collect();
-    let mut at = 1_000_000;
-    for chunk in urls.chunks(100) {
-        at += HOUR;
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        gone_at(&s, &w, at, &refs, &[]);
-    }
+    let (s, w, urls, mut at) = hundreds_gone(3_000);
     // A URL that left twice is stored twice, and one of the old form lies beside the
     // buckets.
     at += HOUR;
