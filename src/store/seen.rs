@@ -47,7 +47,7 @@
 //! bring dropped items back, so no item leaves a feed and returns to it by that either.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 mod bucket;
 
@@ -118,8 +118,8 @@ const PASSES_BEFORE_SORTING: usize = 8;
 /// check, whose own commit is the only write to the set meanwhile.
 #[derive(Debug, Default)]
 pub struct SeenCache {
-    /// `None`: the store answers each question (PostgreSQL).
-    loaded: OnceLock<Option<Mutex<Keys>>>,
+    /// The keys, once read (never on PostgreSQL, where the store answers each question).
+    keys: Mutex<Option<Keys>>,
     /// Sort the keys when they are read: the caller asks about many URLs.
     many: bool,
 }
@@ -147,10 +147,15 @@ impl Keys {
     }
 
     fn sort(&mut self) {
-        self.all.sort_unstable();
-        self.all.dedup();
+        sort_each_once(&mut self.all);
         self.passes = None;
     }
+}
+
+/// Sorts `keys` and keeps each once, for bisection.
+fn sort_each_once(keys: &mut Vec<Hash>) {
+    keys.sort_unstable();
+    keys.dedup();
 }
 
 impl SeenCache {
@@ -158,37 +163,30 @@ impl SeenCache {
     /// pages): the keys are sorted as soon as they are read.
     pub fn for_many() -> Self {
         Self {
-            loaded: OnceLock::new(),
+            keys: Mutex::default(),
             many: true,
         }
     }
 
     /// Whether `url` is in the seen set of `id` (as [`Store::is_seen`]).
     pub fn contains(&self, store: &Store, id: &WatchId, url: &str) -> Result<bool, StoreError> {
-        let loaded = if let Some(l) = self.loaded.get() {
-            l
-        } else {
-            let l = if store.pg.is_some() {
-                None
-            } else {
-                let mut keys = Keys {
-                    all: store.seen_keys(id)?,
-                    passes: Some(0),
-                };
-                if self.many {
-                    keys.sort();
-                }
-                Some(Mutex::new(keys))
-            };
-            self.loaded.get_or_init(|| l)
-        };
-        match loaded {
-            Some(keys) => Ok(keys
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .contains(keys::url_hash(url))),
-            None => store.is_seen(id, url),
+        if store.pg.is_some() {
+            return store.is_seen(id, url);
         }
+        let mut cached = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        if cached.is_none() {
+            let mut read = Keys {
+                all: store.seen_keys(id)?,
+                passes: Some(0),
+            };
+            if self.many {
+                read.sort();
+            }
+            *cached = Some(read);
+        }
+        Ok(cached
+            .as_mut()
+            .is_some_and(|read| read.contains(keys::url_hash(url))))
     }
 }
 
@@ -215,8 +213,7 @@ impl Store {
     /// Every URL key in the seen set of `id` (sled), sorted, each once.
     pub(super) fn seen_hashes(&self, id: &WatchId) -> Result<Vec<Hash>, StoreError> {
         let mut all = self.seen_keys(id)?;
-        all.sort_unstable();
-        all.dedup();
+        sort_each_once(&mut all);
         Ok(all)
     }
 
