@@ -492,10 +492,14 @@ async fn analyse_on_pool(
         let input = crate::crawl::root_input(&page, crawl.as_ref(), &tracking);
         let history = store.history(&watch.id);
         let mut a = analyse_history(&history, &watch, &prev, &input, now)?;
-        if let (Some(c), Ok(analysis)) = (crawl.as_mut(), a.as_mut()) {
-            c.root(&page, analysis)?;
+        let read = history.take_read();
+        if let Some(c) = crawl.as_mut() {
+            c.share_seen(history.into_seen());
+            if let Ok(analysis) = a.as_mut() {
+                c.root(&page, analysis)?;
+            }
         }
-        Ok((a, crawl, history.take_read()))
+        Ok((a, crawl, read))
     })
     .await
 }

@@ -209,6 +209,12 @@ impl Crawl {
         self.state.pages.len() >= self.cfg.max_pages
     }
 
+    /// Takes the seen set as this check's analysis of the watch's own page read it,
+    /// instead of reading it again at the crawl's first question.
+    pub fn share_seen(&mut self, seen: crate::store::SeenCache) {
+        self.seen = seen.into_many();
+    }
+
     /// The site's template as learned before this check (applied to every page of it).
     pub fn template(&self) -> &Template {
         &self.template

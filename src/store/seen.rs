@@ -168,6 +168,26 @@ impl SeenCache {
         }
     }
 
+    /// This cache handed to a caller that asks about many URLs (a deep check's crawl,
+    /// after its page's analysis asked about a few): the keys already read are kept and
+    /// sorted now, so that one check reads its watch's seen set once.
+    #[must_use]
+    pub fn into_many(self) -> Self {
+        let mut keys = self
+            .keys
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(read) = &mut keys {
+            if read.passes.is_some() {
+                read.sort();
+            }
+        }
+        Self {
+            keys: Mutex::new(keys),
+            many: true,
+        }
+    }
+
     /// Whether `url` is in the seen set of `id` (as [`Store::is_seen`]).
     pub fn contains(&self, store: &Store, id: &WatchId, url: &str) -> Result<bool, StoreError> {
         if store.pg.is_some() {

@@ -24,6 +24,12 @@ impl WatchHistory<'_> {
     pub fn take_read(&self) -> Option<LinksRead> {
         self.read.borrow_mut().take()
     }
+
+    /// The seen set as the analysis read it, for the rest of the same check (a deep
+    /// watch's crawl), so that the check does not read it again.
+    pub fn into_seen(self) -> SeenCache {
+        self.seen
+    }
 }
 
 impl crate::analysis::History for WatchHistory<'_> {

@@ -418,7 +418,7 @@ fn thousands_of_seen_urls_answer_one_by_one_and_through_the_history() {
 }
 
 #[test]
-fn a_seen_set_answers_alike_by_passes_and_once_sorted() {
+fn a_seen_set_answers_alike_by_passes_once_sorted_and_handed_on() {
     let (s, w, urls, mut at) = hundreds_gone(3_000);
     // A URL that left twice is stored twice, and one of the old form lies beside the
     // buckets.
@@ -431,14 +431,18 @@ fn a_seen_set_answers_alike_by_passes_and_once_sorted() {
         .expect("old form");
     // Seen and unseen URLs in turn, past the questions answered by passes, so that each
     // is asked both before and after the keys are sorted; then starting the other way,
-    // and of a cache that sorts them at once.
-    for (seen_first, many) in [(true, false), (false, false), (true, true)] {
-        let cache = if many {
+    // of a cache that sorts them at once, and of one handed on after three questions.
+    for (seen_first, many) in [(true, false), (false, false), (true, true), (false, true)] {
+        let handed_on = many && !seen_first;
+        let mut cache = if many && !handed_on {
             SeenCache::for_many()
         } else {
             SeenCache::default()
         };
         for q in 0..2 * PASSES_BEFORE_SORTING + 4 {
+            if handed_on && q == 3 {
+                cache = cache.into_many();
+            }
             let (u, seen) = if (q % 2 == 0) == seen_first {
                 let u = match q % 3 {
                     0 => urls[7].clone(),
@@ -456,6 +460,20 @@ fn a_seen_set_answers_alike_by_passes_and_once_sorted() {
             );
         }
     }
+    // A cache handed on keeps the keys it read: the check reads its seen set once.
+    let cache = SeenCache::default();
+    assert!(!cache
+        .contains(&s, &w.id, "http://c.example/0")
+        .expect("seen"));
+    gone_at(&s, &w, at + HOUR, &["http://d.example/later"], &[]);
+    let cache = cache.into_many();
+    assert!(!cache
+        .contains(&s, &w.id, "http://d.example/later")
+        .expect("seen"));
+    assert!(cache.contains(&s, &w.id, &urls[2_999]).expect("seen"));
+    assert!(SeenCache::default()
+        .contains(&s, &w.id, "http://d.example/later")
+        .expect("seen"));
 }
 
 #[test]
