@@ -432,15 +432,20 @@ fn a_seen_set_answers_alike_by_passes_once_sorted_and_handed_on() {
     // Seen and unseen URLs in turn, past the questions answered by passes, so that each
     // is asked both before and after the keys are sorted; then starting the other way,
     // of a cache that sorts them at once, and of one handed on after three questions.
-    for (seen_first, many) in [(true, false), (false, false), (true, true), (false, true)] {
-        let handed_on = many && !seen_first;
-        let mut cache = if many && !handed_on {
+    let modes = [
+        (true, "passes"),
+        (false, "passes"),
+        (true, "sorted"),
+        (false, "handed on"),
+    ];
+    for (seen_first, mode) in modes {
+        let mut cache = if mode == "sorted" {
             SeenCache::for_many()
         } else {
             SeenCache::default()
         };
         for q in 0..2 * PASSES_BEFORE_SORTING + 4 {
-            if handed_on && q == 3 {
+            if mode == "handed on" && q == 3 {
                 cache = cache.into_many();
             }
             let (u, seen) = if (q % 2 == 0) == seen_first {
@@ -456,7 +461,7 @@ fn a_seen_set_answers_alike_by_passes_once_sorted_and_handed_on() {
             assert_eq!(
                 cache.contains(&s, &w.id, &u).expect("seen"),
                 seen,
-                "question {q} (many: {many}): {u}"
+                "question {q} ({mode}): {u}"
             );
         }
     }
