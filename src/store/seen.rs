@@ -46,7 +46,6 @@
 //! after it left, so the argument holds unchanged. Raising `max_items` later does not
 //! bring dropped items back, so no item leaves a feed and returns to it by that either.
 
-use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
 
 mod bucket;
@@ -55,6 +54,7 @@ use bucket::{bucket_hashes, bucket_seq, corrupt, old_hash, Bucket};
 pub(super) use bucket::{Hash, Stamp};
 
 use super::{keys, Store, StoreError};
+use crate::hash::{HashMap, HashSet};
 use crate::model::WatchId;
 
 /// Checks a URL must have been gone before it may be forgotten.
@@ -290,7 +290,7 @@ impl Store {
     ) -> Result<u32, StoreError> {
         let db = self.db()?;
         // The URL keys of the kept items: the item id is the hex of the same hash.
-        let mut kept: HashSet<Hash> = HashSet::new();
+        let mut kept: HashSet<Hash> = HashSet::default();
         for item in self.items(id, usize::MAX)? {
             if let Some(h) = unhex8(&item.id) {
                 kept.insert(h);
@@ -406,8 +406,7 @@ fn drop_superseded(
     // For each URL, the bucket holding it with the latest departure (by check count,
     // then time, then number): that departure and the bucket's place in this order.
     let order = |p: &Part| (p.bucket.last.checks, p.bucket.last.minutes, p.seq);
-    let mut latest: std::collections::HashMap<Hash, (Stamp, Option<u32>)> =
-        std::collections::HashMap::new();
+    let mut latest: HashMap<Hash, (Stamp, Option<u32>)> = HashMap::default();
     for p in live
         .iter()
         .chain(expired.iter())
