@@ -27,7 +27,7 @@
 //! Version 5, which wrote each digest as a string of 32 hex digits, and JSON values
 //! (version 1) written before the binary form are still read.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::codec::{get_len, get_ref, get_var, put_len, put_str, put_var};
 use crate::model::crawl::{Candidate, CrawlState, Digest, Kind, PageState, SampledPage, Signature};
@@ -73,6 +73,9 @@ const CASH: u32 = 1 << 9;
 const TUNNEL: u32 = 1 << 10;
 const NOFOLLOW: u32 = 1 << 11;
 const PAGE_BITS: u32 = (1 << 12) - 1;
+/// The fewest bytes a page's entry takes ([`put_entry`]): nine one-byte fields (the URL's
+/// length, level, kind, fields present, links, two times, items, failures).
+const MIN_PAGE_ENTRY: usize = 9;
 
 /// The state as stored.
 pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
@@ -230,17 +233,20 @@ pub(crate) fn decode_marked(
         last_fetched: get_u32(r)?,
         ..CrawlState::default()
     };
-    // Collected, not inserted one by one: the pages come sorted, and a map built from a
-    // sorted sequence is built in one sweep without comparing keys down the tree.
-    state.pages = (0..get_len(r)?)
-        .map(|_| {
-            let start = bytes.len() - r.len();
-            let url = get_ref(r)?;
-            let page = get_page(r, hex_digests)?;
-            mark(url, start..bytes.len() - r.len());
-            Some((url.to_owned(), page))
-        })
-        .collect::<Option<BTreeMap<_, _>>>()?;
+    // Collected in a vector sized once (a map built from a sorted sequence is built in
+    // one sweep, without comparing keys down the tree; grown as it is filled, the vector
+    // of a 400-page site was moved seven times as it grew). No more entries than the
+    // bytes left could hold, whatever a damaged count says.
+    let n = get_len(r)?;
+    let mut pages = Vec::with_capacity(n.min(r.len() / MIN_PAGE_ENTRY));
+    for _ in 0..n {
+        let start = bytes.len() - r.len();
+        let url = get_ref(r)?;
+        let page = get_page(r, hex_digests)?;
+        mark(url, start..bytes.len() - r.len());
+        pages.push((url.to_owned(), page));
+    }
+    state.pages = pages.into_iter().collect();
     let n = get_len(r)?;
     state.frontier = Vec::with_capacity(n.min(r.len()));
     for _ in 0..n {
@@ -287,9 +293,10 @@ pub(crate) fn decode_marked(
         if k.checked_mul(16)? > r.len() {
             return None;
         }
-        let links = (0..k)
-            .map(|_| Some((get_fixed(r)?, get_fixed(r)?)))
-            .collect::<Option<Vec<_>>>()?;
+        let mut links = Vec::with_capacity(k);
+        for _ in 0..k {
+            links.push((get_fixed(r)?, get_fixed(r)?));
+        }
         sample.push_back(SampledPage { page, links });
     }
     state.sample.pages = sample;
