@@ -94,8 +94,10 @@ pub struct Crawl {
     tracking: crate::entries::hygiene::Tracking,
     /// URLs emitted as items in this check.
     emitted: HashSet<String>,
-    /// URLs observed in this check (to add to the seen set when new).
-    observed: HashSet<String>,
+    /// URLs observed in this check (to add to the seen set when new), each with its
+    /// [`template::url_hash`], which is also its key in the seen set: computed once as
+    /// its page is read, for the template's filter and for the seen set's answer.
+    observed: HashMap<String, u64>,
     /// The watch's seen set, read at the first question.
     seen: crate::store::SeenCache,
     /// Pages per calendar shape, known or queued: counted at the check's first calendar
@@ -191,7 +193,7 @@ impl Crawl {
             frontier: Frontier::new(order),
             tracking,
             emitted: HashSet::default(),
-            observed: HashSet::default(),
+            observed: HashMap::default(),
             seen: crate::store::SeenCache::for_many(),
             calendars: None,
             pages_out: Vec::new(),
@@ -472,9 +474,9 @@ impl Crawl {
         let focused = self.topic.is_some();
         for (i, (l, c)) in ex.links.into_iter().zip(ctx).enumerate() {
             if self.template.is_template_hash(hashes[i], c.as_ref()) {
-                self.observed.insert(l.url);
+                self.observed.insert(l.url, hashes[i]);
             } else {
-                self.observed.insert(l.url.clone());
+                self.observed.insert(l.url.clone(), hashes[i]);
                 kept.push(l);
                 kept_ctx.push(c);
                 if focused {
@@ -528,8 +530,12 @@ impl Crawl {
     /// Ends the check: what to commit.
     pub fn finish(self) -> Result<DeepOutcome, StoreError> {
         let mut seen_urls = Vec::new();
-        for url in self.observed {
-            if !self.seen.contains(&self.store, &self.watch.id, &url)? {
+        for (url, hash) in self.observed {
+            let key = template::seen_key(hash);
+            if !self
+                .seen
+                .contains_key(&self.store, &self.watch.id, &url, key)?
+            {
                 seen_urls.push(url);
             }
         }

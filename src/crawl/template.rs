@@ -36,13 +36,16 @@ pub struct Template {
     roles: HashSet<u64>,
 }
 
-/// Stable 64-bit hash of a URL (the first 8 bytes of its MD5).
+/// Stable 64-bit hash of a URL: its key in a watch's seen set
+/// ([`crate::store::seen_key`], the first 8 bytes of its MD5) as a little-endian number.
 pub(crate) fn url_hash(url: &str) -> u64 {
-    use md5::{Digest, Md5};
-    let d = Md5::digest(url.as_bytes());
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&d[..8]);
-    u64::from_le_bytes(b)
+    u64::from_le_bytes(crate::store::seen_key(url))
+}
+
+/// The key of a URL in a watch's seen set (what [`crate::store::SeenCache::contains_key`]
+/// takes) from its [`url_hash`], which is that key as a number.
+pub(crate) fn seen_key(url_hash: u64) -> [u8; 8] {
+    url_hash.to_le_bytes()
 }
 
 impl Sample {
@@ -204,6 +207,27 @@ mod tests {
             let _ = write!(list, "<li><a href=/{name}/{i}>{name} item {i}</a></li>");
         }
         format!("<body>{MENU}<ul class=list>{list}</ul>{FOOT}</body>")
+    }
+
+    /// A link's hash, computed once for the template, gives back the URL's key in the
+    /// seen set: the crawl asks the seen set with it instead of hashing the URL again.
+    #[test]
+    fn a_url_hash_gives_back_the_key_of_the_url_in_the_seen_set() {
+        for url in [
+            "https://a.example/",
+            "https://a.example/news/2026/11/29/story-1",
+            "",
+        ] {
+            assert_eq!(
+                seen_key(url_hash(url)),
+                crate::store::seen_key(url),
+                "{url}"
+            );
+        }
+        assert_ne!(
+            url_hash("https://a.example/1"),
+            url_hash("https://a.example/2")
+        );
     }
 
     fn learned(pages: &[(&str, String)]) -> Sample {

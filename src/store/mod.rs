@@ -32,6 +32,7 @@ pub mod transfer;
 pub use backend::NodeLimits;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
 pub use crawl::CrawlRead;
+pub use keys::url_hash as seen_key;
 pub use links::{LinksRead, ReadLinks};
 pub use seen::SeenCache;
 pub use stamp::Usage;

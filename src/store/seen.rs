@@ -191,6 +191,20 @@ impl SeenCache {
 
     /// Whether `url` is in the seen set of `id` (as [`Store::is_seen`]).
     pub fn contains(&self, store: &Store, id: &WatchId, url: &str) -> Result<bool, StoreError> {
+        self.contains_key(store, id, url, keys::url_hash(url))
+    }
+
+    /// [`SeenCache::contains`] for a caller that has the key of `url` in the seen set
+    /// already (the first 8 bytes of its MD5, as the crawl's template hashes each link):
+    /// not hashed again.
+    pub fn contains_key(
+        &self,
+        store: &Store,
+        id: &WatchId,
+        url: &str,
+        key: [u8; 8],
+    ) -> Result<bool, StoreError> {
+        debug_assert_eq!(key, keys::url_hash(url), "the key of another URL");
         if store.pg.is_some() {
             return store.is_seen(id, url);
         }
@@ -205,9 +219,7 @@ impl SeenCache {
             }
             *cached = Some(read);
         }
-        Ok(cached
-            .as_mut()
-            .is_some_and(|read| read.contains(keys::url_hash(url))))
+        Ok(cached.as_mut().is_some_and(|read| read.contains(key)))
     }
 }
 
