@@ -58,7 +58,8 @@ def row(name, parts, rss):
     cpu = [p["cpu_ms_per_check"] for p in parts]
     ratio = "" if name.startswith("sitefeed") else f" (**{statistics.median(cpu) / sf_median:.1f}×**)"
     rate = [p["checks_per_s"] for p in parts]
-    rows.append(f"| {name} | {spread(cpu, '{:.2f}')} ms{ratio} | {spread(rate, '{:.0f}')} | {rss} |")
+    rate_fmt = "{:.0f}" if min(rate) >= 100 else "{:.1f}"
+    rows.append(f"| {name} | {spread(cpu, '{:.2f}')} ms{ratio} | {spread(rate, rate_fmt)} | {rss} |")
 uw, cd = load("urlwatch"), load("changedetection")
 row("sitefeed, run 1 (3 windows of 20 s)", sf[0]["windows"], f"{sf[0].get('VmHWM', '?')} (`VmHWM`)")
 row("urlwatch (3 runs)", uw["runs"], f"{max(r['maxrss_mb'] for r in uw['runs'])} MB")
