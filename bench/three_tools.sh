@@ -5,14 +5,15 @@
 # is a full one. sitefeed runs first and again last, so that a machine whose speed moved
 # during the run shows it.
 #
-#   BENCH=DIR sh bench/three_tools.sh [SITEFEED_BIN]
+#   BENCH=DIR sh bench/three_tools.sh [BIN]
 #
 # BENCH is the peer harness (the mock site, the `sitefeed serve` driver and the peers'
-# drivers; its README has the peers' one-time setup from PyPI). SITEFEED_BIN defaults to
-# target/release/sitefeed, as `cargo build --release` leaves it. The peers run from
-# their virtual environments: UW_PY (default /tmp/venv-uw/bin/python, which runs the
-# sitefeed driver too) and CD_PY (default /tmp/venv-cd/bin/python), each with psutil. Raw results go to OUT (default
-# /tmp/sitefeed-three-tools); the table is printed. About 12 minutes.
+# drivers; its README has the peers' one-time setup from PyPI). BIN, the sitefeed binary,
+# defaults to target/release/sitefeed, as `cargo build --release` leaves it. The peers
+# run from their virtual environments: UW_PY (default /tmp/venv-uw/bin/python, which runs
+# the sitefeed driver too) and CD_PY (default /tmp/venv-cd/bin/python), each with psutil.
+# Raw results and logs go to OUT (default /tmp/sitefeed-three-tools); the table is
+# printed. About 12 minutes.
 set -eu
 : "${BENCH:?set BENCH to the peer harness directory}"
 BIN=${1:-target/release/sitefeed}
@@ -28,18 +29,24 @@ for py in "$UW_PY" "$CD_PY"; do
 done
 mkdir -p "$OUT"
 SITE="--version-by counter --counter-step 1"
+failed() {
+  echo "three_tools: $1 failed, see $OUT/$1.log" >&2
+  exit 1
+}
 sitefeed() {
   SITEFEED_BIN=$BIN "$UW_PY" "$BENCH/sitefeed_bench.py" --m 1000 --warmup 20 --window 20 \
-    --windows 3 --site-mode counter --out "$OUT/sitefeed-$1.json" >"$OUT/sitefeed-$1.log" 2>&1
+    --windows 3 --site-mode counter --out "$OUT/sitefeed-$1.json" >"$OUT/sitefeed-$1.log" 2>&1 ||
+    failed "sitefeed-$1"
 }
 echo "three_tools: sitefeed, first run" >&2
 sitefeed 1
 echo "three_tools: urlwatch" >&2
 "$UW_PY" "$BENCH/peer_urlwatch.py" --m 1000 --runs 3 --site-extra "$SITE" \
-  --out "$OUT/urlwatch.json" >"$OUT/urlwatch.log" 2>&1
+  --out "$OUT/urlwatch.json" >"$OUT/urlwatch.log" 2>&1 || failed urlwatch
 echo "three_tools: changedetection.io" >&2
 "$CD_PY" "$BENCH/peer_changedetection.py" --m 1000 --warmup 20 --window 40 --windows 3 \
-  --site-extra "$SITE" --out "$OUT/changedetection.json" >"$OUT/changedetection.log" 2>&1
+  --site-extra "$SITE" --out "$OUT/changedetection.json" >"$OUT/changedetection.log" 2>&1 ||
+  failed changedetection
 echo "three_tools: sitefeed, second run" >&2
 sitefeed 2
 python3 - "$OUT" <<'EOF'
