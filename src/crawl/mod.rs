@@ -530,18 +530,19 @@ impl Crawl {
     /// Ends the check: what to commit.
     pub fn finish(self) -> Result<DeepOutcome, StoreError> {
         let mut seen_urls = Vec::new();
+        // An item's link is nearly always one of the observed URLs, asked about below.
+        for url in self.emitted {
+            if !self.observed.contains_key(&url)
+                && !self.seen.contains(&self.store, &self.watch.id, &url)?
+            {
+                seen_urls.push(url);
+            }
+        }
         for (url, hash) in self.observed {
             let key = template::seen_key(hash);
             if !self
                 .seen
                 .contains_key(&self.store, &self.watch.id, &url, key)?
-            {
-                seen_urls.push(url);
-            }
-        }
-        for url in self.emitted {
-            if !seen_urls.contains(&url)
-                && !self.seen.contains(&self.store, &self.watch.id, &url)?
             {
                 seen_urls.push(url);
             }

@@ -137,14 +137,15 @@ struct Keys {
 
 impl Keys {
     fn contains(&mut self, hash: Hash) -> bool {
+        let key = u64::from_ne_bytes(hash);
         if let Some(passes) = &mut self.passes {
             if *passes < PASSES_BEFORE_SORTING {
                 *passes += 1;
-                return self.all.contains(&u64::from_ne_bytes(hash));
+                return self.all.contains(&key);
             }
             self.sort();
         }
-        self.all.binary_search(&u64::from_ne_bytes(hash)).is_ok()
+        self.all.binary_search(&key).is_ok()
     }
 
     fn sort(&mut self) {
