@@ -80,9 +80,23 @@ pub struct PageInput<'a> {
     pub force: bool,
     /// The query parameters dropped from links before anything compares them.
     pub tracking: &'a Tracking,
-    /// Gather the page's text too and keep the pass ([`Changed::pass`]): a deep watch's
-    /// crawl reads its own page from it instead of parsing it again.
-    pub keep_pass: bool,
+    /// What of the pass to keep ([`Changed::pass`]): a deep watch's crawl reads its own
+    /// page from it instead of parsing it again.
+    pub keep_pass: Keep,
+}
+
+/// What a check keeps of the pass over its page for a deep watch's crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// Nothing: a plain watch's check, a preview, a replay.
+    #[default]
+    Nothing,
+    /// The links as the page wrote them and their structure: a crawl without keywords
+    /// reads no more of its own page.
+    Pass,
+    /// The pass and the page's text, gathered for it: a crawl with keywords scores the
+    /// page and its links by their text.
+    PassAndText,
 }
 
 impl std::fmt::Debug for PageInput<'_> {
@@ -138,7 +152,8 @@ pub struct Changed {
     /// A remark on the page for the watch's status.
     pub note: Option<String>,
     /// The pass over the page as it came (links before the template and link hygiene,
-    /// their structure without entry facts, the text), when [`PageInput::keep_pass`].
+    /// their structure without entry facts, the text when asked), when
+    /// [`PageInput::keep_pass`] asks for it.
     pub pass: Option<Box<extract::Parsed>>,
 }
 
@@ -195,7 +210,7 @@ pub fn analyse<H: History>(
     };
     // The one pass over the page: links, their contexts, the page's blocks and what
     // its entries say (summary, date, picture).
-    let gather = if input.keep_pass {
+    let gather = if input.keep_pass == Keep::PassAndText {
         extract::Gather::ContentAndText
     } else {
         extract::Gather::Content
@@ -210,7 +225,7 @@ pub fn analyse<H: History>(
     }
     // The crawl of a deep watch reads the page as it came (it learns the template from
     // it): a copy of the pass without the entry facts, which only the analysis reads.
-    let pass = input.keep_pass.then(|| {
+    let pass = (input.keep_pass != Keep::Nothing).then(|| {
         let facts = structure.facts.take();
         let copy = Box::new(extract::Parsed {
             page: page.clone(),
@@ -380,8 +395,9 @@ fn links_alone(
     selector: Option<&Selector>,
     raw: &str,
 ) -> FirstReading {
-    let plain =
-        !input.force && !input.keep_pass && input.template.map_or(true, LinkFilter::is_empty);
+    let plain = !input.force
+        && input.keep_pass == Keep::Nothing
+        && input.template.map_or(true, LinkFilter::is_empty);
     let Some(last) = prev.link_fingerprint.filter(|_| prev.links_first && plain) else {
         return FirstReading::NotRead;
     };

@@ -209,11 +209,11 @@ fn changed(a: Analysis) -> Changed {
 }
 
 fn run(prev: &WatchState, past: &Past, html: &str) -> Changed {
-    run_keeping(prev, past, html, false)
+    run_keeping(prev, past, html, Keep::Nothing)
 }
 
-/// [`run`], keeping the pass when `keep_pass` (a deep watch's own page).
-fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: bool) -> Changed {
+/// [`run`], keeping what `keep_pass` says of the pass (a deep watch's own page).
+fn run_keeping(prev: &WatchState, past: &Past, html: &str, keep_pass: Keep) -> Changed {
     changed(analysed(&watch(), prev, past, html, keep_pass).expect("a usable page"))
 }
 
@@ -223,7 +223,7 @@ fn analysed(
     prev: &WatchState,
     past: &Past,
     html: &str,
-    keep_pass: bool,
+    keep_pass: Keep,
 ) -> Result<Analysis, Unusable> {
     let url = Url::parse("https://example.org/news/").unwrap();
     let input = PageInput {
@@ -245,7 +245,8 @@ fn after_first(w: &Watch, old: &str) -> (WatchState, Past) {
         0,
         Adaptive::initial(&crate::config::ScheduleConfig::default()),
     );
-    let first = changed(analysed(w, &fresh, &Past(Vec::new()), old, false).expect("a usable page"));
+    let first =
+        changed(analysed(w, &fresh, &Past(Vec::new()), old, Keep::Nothing).expect("a usable page"));
     assert!(first.baseline && first.new_items.is_empty());
     let mut prev = fresh;
     prev.raw_fingerprint = Some(first.raw_fingerprint);
@@ -282,7 +283,7 @@ fn ending(old: &str, new: &str, links_first: bool, select: Option<&str>) -> Stri
         prev.link_change_share = 0;
     }
     assert_eq!(prev.prev().links_first, links_first);
-    match analysed(&w, &prev, &past, new, false) {
+    match analysed(&w, &prev, &past, new, Keep::Nothing) {
         Ok(Analysis::Unchanged {
             raw_fingerprint, ..
         }) => format!("unchanged, body {raw_fingerprint:?}"),
@@ -524,8 +525,8 @@ fn a_read_more_link_to_the_same_story_is_no_title_edit() {
 
 /// A deep watch's crawl reads its own page from the analysis's pass: what the analysis
 /// keeps is what a pass of the crawl's own would give (links as the page wrote them,
-/// before link hygiene; their contexts, the blocks, the text), and nothing is kept when
-/// no crawl asks.
+/// before link hygiene; their contexts, the blocks, and the text when asked for), and
+/// nothing is kept when no crawl asks.
 #[test]
 fn the_kept_pass_is_the_crawls_own_reading_of_the_page() {
     let html = "<html><body><nav><a href=\"/about\">About us</a></nav><main><ul>\
@@ -539,28 +540,39 @@ fn the_kept_pass_is_the_crawls_own_reading_of_the_page() {
         Adaptive::initial(&crate::config::ScheduleConfig::default()),
     );
     let past = Past(Vec::new());
-    assert!(run_keeping(&fresh, &past, html, false).pass.is_none());
-    let kept = run_keeping(&fresh, &past, html, true)
+    assert!(run_keeping(&fresh, &past, html, Keep::Nothing)
         .pass
-        .expect("the pass is kept");
+        .is_none());
     let own = extract::parse(html, &url, None, extract::Gather::Text).expect("parses");
-    assert_eq!(kept.page, own.page);
-    assert!(
-        kept.page.links.iter().any(|l| l.url.contains("utm_source")),
-        "the links as the page wrote them"
-    );
-    assert_eq!(kept.structure.ctx, own.structure.ctx);
-    assert_eq!(kept.structure.blocks, own.structure.blocks);
-    assert_eq!(kept.structure.main, own.structure.main);
-    assert!(
-        kept.structure.facts.is_none(),
-        "the entry facts are not kept"
-    );
-    let text = kept.text.expect("the text");
-    assert_eq!(Some(&text), own.text.as_ref());
-    assert!(
-        text.content.contains("a line of teaser text"),
-        "{}",
-        text.content
-    );
+    for keep in [Keep::Pass, Keep::PassAndText] {
+        let kept = run_keeping(&fresh, &past, html, keep)
+            .pass
+            .expect("the pass is kept");
+        assert_eq!(kept.page, own.page);
+        assert!(
+            kept.page.links.iter().any(|l| l.url.contains("utm_source")),
+            "the links as the page wrote them"
+        );
+        assert_eq!(kept.structure.ctx, own.structure.ctx);
+        assert_eq!(kept.structure.blocks, own.structure.blocks);
+        assert_eq!(kept.structure.main, own.structure.main);
+        assert!(
+            kept.structure.facts.is_none(),
+            "the entry facts are not kept"
+        );
+        if keep == Keep::Pass {
+            assert!(
+                kept.text.is_none(),
+                "no text gathered when none is asked for"
+            );
+            continue;
+        }
+        let text = kept.text.expect("the text");
+        assert_eq!(Some(&text), own.text.as_ref());
+        assert!(
+            text.content.contains("a line of teaser text"),
+            "{}",
+            text.content
+        );
+    }
 }

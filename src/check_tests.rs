@@ -1,7 +1,7 @@
 //! Tests of one check below the service.
 
 use super::*;
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, Keep};
 
 fn watch(depth: u8) -> Watch {
     Watch {
@@ -10,8 +10,9 @@ fn watch(depth: u8) -> Watch {
     }
 }
 
-/// Only a deep watch's check keeps a copy of the pass (and gathers the page's
-/// text) for its crawl; a plain watch's check does neither.
+/// Only a deep watch's check (deeper than its page, or with keywords) keeps a copy of the
+/// pass for its crawl, with the page's text when the crawl has keywords to score it by;
+/// a plain watch's check keeps nothing.
 #[test]
 fn only_a_deep_watch_keeps_the_pass() {
     let store = Store::temporary().expect("store");
@@ -24,8 +25,11 @@ fn only_a_deep_watch_keeps_the_pass() {
         validators: Validators::default(),
     };
     let state = WatchState::new(0, schedule::Adaptive::initial(&ScheduleConfig::default()));
-    for depth in [1, 2] {
-        let w = watch(depth);
+    for (depth, keywords) in [(1, ""), (2, ""), (2, "story"), (1, "story")] {
+        let w = Watch {
+            keywords: keywords.split_whitespace().map(String::from).collect(),
+            ..watch(depth)
+        };
         let crawl = crate::crawl::is_deep(&w)
             .then(|| {
                 crate::crawl::Crawl::load(
@@ -38,15 +42,28 @@ fn only_a_deep_watch_keeps_the_pass() {
             .transpose()
             .expect("crawl state");
         let input = crate::crawl::root_input(&page, crawl.as_ref(), &tracking);
-        assert_eq!(input.keep_pass, depth > 1);
+        // Keywords alone make a crawl too: it filters the page's items by relevance.
+        let keep = match (depth, keywords) {
+            (1, "") => Keep::Nothing,
+            (_, "") => Keep::Pass,
+            _ => Keep::PassAndText,
+        };
+        assert_eq!(
+            input.keep_pass, keep,
+            "depth {depth}, keywords {keywords:?}"
+        );
         let analysis = analyse_stored(&store, &w, &state, &input, 0)
             .expect("store")
             .expect("usable page");
         let Analysis::Changed(c) = analysis else {
             panic!("a first look changes");
         };
-        assert_eq!(c.pass.is_some(), depth > 1, "depth {depth}");
-        assert_eq!(c.pass.is_some_and(|p| p.text.is_some()), depth > 1);
+        assert_eq!(c.pass.is_some(), keep != Keep::Nothing, "depth {depth}");
+        assert_eq!(
+            c.pass.is_some_and(|p| p.text.is_some()),
+            keep == Keep::PassAndText,
+            "depth {depth}, keywords {keywords:?}"
+        );
     }
 }
 

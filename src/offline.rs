@@ -199,7 +199,7 @@ pub fn replay_steps(
             template: None,
             force: false,
             tracking: &tracking,
-            keep_pass: false,
+            keep_pass: crate::analysis::Keep::Nothing,
         };
         let history = store.history(&watch.id);
         let result = check::analyse(&history, &watch, &prev.prev(), &input, params, now)?

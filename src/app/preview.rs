@@ -98,7 +98,7 @@ pub(super) async fn run(
             template: None,
             force: true,
             tracking: &tracking,
-            keep_pass: false,
+            keep_pass: crate::analysis::Keep::Nothing,
         };
         let now = prev.last_check.unwrap_or(0);
         let a = crate::check::analyse_stored(&store, &watch, &prev, &input, now)?;

@@ -566,8 +566,9 @@ fn context_of(text: &PageText, i: usize) -> String {
 }
 
 /// The page input of a watch's own page: with its crawl (a deep watch), the site's
-/// template filters the links and the pass is kept for the crawl to read; a plain
-/// watch's check gathers neither.
+/// template filters the links and the pass is kept for the crawl to read, with the page's
+/// text when the crawl has keywords to score it by; a plain watch's check gathers none
+/// of it.
 pub fn root_input<'p>(
     page: &'p Page,
     crawl: Option<&'p Crawl>,
@@ -581,6 +582,10 @@ pub fn root_input<'p>(
         template: crawl.map(|c| c.template() as &dyn crate::analysis::LinkFilter),
         force: false,
         tracking,
-        keep_pass: crawl.is_some(),
+        keep_pass: match crawl {
+            None => crate::analysis::Keep::Nothing,
+            Some(c) if c.topic.is_some() => crate::analysis::Keep::PassAndText,
+            Some(_) => crate::analysis::Keep::Pass,
+        },
     }
 }

@@ -211,7 +211,7 @@ fn second_check(old: &str, new: &str) -> Option<Changed> {
             template: None,
             force: false,
             tracking: &crate::entries::hygiene::Tracking::default(),
-            keep_pass: false,
+            keep_pass: crate::analysis::Keep::Nothing,
         };
         match analyse(
             past,
