@@ -401,8 +401,7 @@ impl Crawl {
                 let p = self
                     .state
                     .pages
-                    .entry(cand.url.clone())
-                    .or_insert_with(|| page::new_page(&cand, now));
+                    .get_or_insert_with(&cand.url, || page::new_page(&cand, now));
                 p.failures += 1;
                 p.fetched = now;
                 if known.is_none()
@@ -423,8 +422,7 @@ impl Crawl {
             let p = self
                 .state
                 .pages
-                .entry(cand.url.clone())
-                .or_insert_with(|| page::new_page(&cand, now));
+                .get_or_insert_with(&cand.url, || page::new_page(&cand, now));
             p.kind = Kind::Unusable;
             p.why = Some(format!("redirects off the site, to {}", page.url));
             return Ok(Visited::Done);

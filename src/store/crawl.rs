@@ -4,32 +4,32 @@
 //! not the hundreds of pages the watch knows. A new full state replaces the deltas when
 //! they grow past half its stored size or [`MAX_DELTAS`], as a link array's do.
 //!
-//! Which pages changed is told by bytes, not by the crawl's say: a check's read keeps
-//! the hash of each page's entry in the stored values ([`CrawlRead`]), and the commit
-//! encodes every page again and writes those whose bytes hash otherwise. A page the crawl
-//! changed anywhere is written; one it left alone costs an encoding, no write.
+//! Which pages changed is told by the state's pages themselves: they are changed only
+//! through methods that note each page added or handed out for change
+//! ([`crate::model::crawl::Pages`]), and a delta holds the noted pages. A page the crawl
+//! left alone is neither encoded nor compared. A page removed, or a state that is not the
+//! one read plus the pages added since, is written whole.
 
 use std::hash::BuildHasher;
 
 use super::links::MAX_DELTAS;
 use super::{crawl_codec, decode, keys, Store, StoreError};
-use crate::hash::HashMap;
 use crate::model::crawl::CrawlState;
 use crate::model::WatchId;
 
 /// What a read of a deep watch's crawl state was made from: each stored value's length
-/// and hash, and the hash of each page's entry. The commit of the same check writes a
-/// delta against them when the store still holds the same values. Hashes, not the
-/// values: a deep check holds this while it fetches its pages, and a site of 400 pages
-/// is 50 KB of values against 10 KB of hashes. The hashes are 64 bits, seeded at random
-/// per process: two different entries of one page (or of the sample) with the same hash
-/// would leave a change out, a chance of one in 2^64 per entry.
+/// and hash, the number of pages read and the hash of each entry of the template sample.
+/// The commit of the same check writes a delta against them when the store still holds
+/// the same values. Hashes, not the values: a deep check holds this while it fetches its
+/// pages. The hashes are 64 bits, seeded at random per process: two different entries
+/// of the sample with the same hash would leave a change out, a chance of one in 2^64
+/// per entry.
 #[derive(Debug)]
 pub struct CrawlRead {
     /// The full state, then the deltas in order: length and hash.
     values: Vec<(usize, u64)>,
-    /// Per page, by its URL's hash: the hash of its latest entry's bytes.
-    entries: HashMap<u64, u64>,
+    /// The number of pages read.
+    pages: usize,
     /// The hash of each entry of the template sample.
     sample: Vec<u64>,
     hasher: foldhash::fast::RandomState,
@@ -104,17 +104,9 @@ impl Store {
             let key = keys::watch_key(keys::CRAWL, id);
             return Ok(Some((decode(&key, &values.base)?, None)));
         }
-        let hasher = foldhash::fast::RandomState::default();
-        let mut entries = HashMap::default();
         let mut state = None;
         for bytes in values.values() {
-            let mut mark = |url: &str, at: std::ops::Range<usize>| {
-                if with_read {
-                    let entry = bytes.get(at).map_or(0, |e| hasher.hash_one(e));
-                    entries.insert(hasher.hash_one(url), entry);
-                }
-            };
-            let read = crawl_codec::decode_marked(bytes, &mut mark).ok_or_else(|| corrupt(id))?;
+            let read = crawl_codec::decode_value(bytes).ok_or_else(|| corrupt(id))?;
             match &mut state {
                 None if read.copies.is_none() => state = Some(read.state),
                 Some(s) => crawl_codec::apply_delta(s, read).ok_or_else(|| corrupt(id))?,
@@ -125,9 +117,10 @@ impl Store {
         if !with_read {
             return Ok(Some((state, None)));
         }
+        let hasher = foldhash::fast::RandomState::default();
         let read = CrawlRead {
             values: values.sums(&hasher),
-            entries,
+            pages: state.pages.len(),
             sample: state
                 .sample
                 .pages
@@ -175,28 +168,14 @@ impl Store {
     }
 }
 
-/// The delta from what `read` holds to `state`: the pages whose entry is new or differs
-/// in its bytes, and the sample's entries that are not entries of the sample before.
-/// `None` when a page `read` holds is gone from `state` (a delta only adds and replaces
-/// pages).
+/// The delta from what `read` holds to `state`: the pages noted as added or changed since
+/// the read, and the sample's entries that are not entries of the sample before. `None`
+/// when `state` is not the pages read plus those added (a page removed, another state).
 fn delta(state: &CrawlState, read: &CrawlRead) -> Option<Vec<u8>> {
-    let mut changed = Vec::new();
-    let mut kept = 0;
-    let mut entry = Vec::with_capacity(256);
-    for (url, page) in &state.pages {
-        let old = read.entries.get(&read.hasher.hash_one(url.as_str()));
-        if old.is_some() {
-            kept += 1;
-        }
-        entry.clear();
-        crawl_codec::put_entry(&mut entry, url, page);
-        if old != Some(&read.hasher.hash_one(entry.as_slice())) {
-            changed.push(url.as_str());
-        }
-    }
-    if kept != read.entries.len() {
+    if state.pages.len() != read.pages + state.pages.added() {
         return None;
     }
+    let changed: Vec<&str> = state.pages.noted().collect();
     let sample_from: Vec<Option<usize>> = state
         .sample
         .pages

@@ -125,7 +125,7 @@ pub(crate) fn encode_delta(
 }
 
 /// The bytes [`encode`] writes for one page, URL first, appended to `out`.
-pub(crate) fn put_entry(out: &mut Vec<u8>, url: &str, page: &PageState) {
+fn put_entry(out: &mut Vec<u8>, url: &str, page: &PageState) {
     put_str(out, url);
     put_page(out, page);
 }
@@ -168,7 +168,7 @@ fn write<'a>(
 /// A state read back; `None` if the bytes are not one written by [`encode`].
 #[cfg(test)]
 pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
-    decode_marked(bytes, &mut |_, _| {})
+    decode_value(bytes)
         .filter(|d| d.copies.is_none())
         .map(|d| d.state)
 }
@@ -200,7 +200,7 @@ pub(crate) fn apply_delta(state: &mut CrawlState, delta: Decoded) -> Option<()> 
             *entry = state.sample.pages.get(j)?.clone();
         }
     }
-    state.pages.extend(pages);
+    state.pages.read_more(pages);
     state.frontier = frontier;
     state.sample = sample;
     state.root_url = root_url;
@@ -209,12 +209,8 @@ pub(crate) fn apply_delta(state: &mut CrawlState, delta: Decoded) -> Option<()> 
     Some(())
 }
 
-/// A state or a delta read back, telling `mark` each page's URL and where its entry
-/// ([`put_entry`]) lies in `bytes`.
-pub(crate) fn decode_marked(
-    bytes: &[u8],
-    mark: &mut dyn FnMut(&str, std::ops::Range<usize>),
-) -> Option<Decoded> {
+/// A state or a delta read back (its pages not noted as changed).
+pub(crate) fn decode_value(bytes: &[u8]) -> Option<Decoded> {
     let (&version, mut r) = bytes.split_first()?;
     let (hex_digests, delta) = match version {
         CRAWL_V5 => (true, false),
@@ -241,10 +237,8 @@ pub(crate) fn decode_marked(
     let n = get_len(r)?;
     let mut pages = Vec::with_capacity(n.min(r.len() / MIN_PAGE_ENTRY));
     for _ in 0..n {
-        let start = bytes.len() - r.len();
         let url = get_ref(r)?;
         let page = get_page(r, hex_digests)?;
-        mark(url, start..bytes.len() - r.len());
         pages.push((url.to_owned(), page));
     }
     state.pages = pages.into_iter().collect();

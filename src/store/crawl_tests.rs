@@ -187,6 +187,23 @@ fn a_stale_read_writes_the_whole_state() {
     assert!(deltas(&store, &id).is_empty());
 }
 
+/// A state that is not the one read with pages added (another site's two pages in its
+/// place) is written whole, not as a delta of its pages over the ones read.
+#[test]
+fn a_state_other_than_the_one_read_is_written_whole() {
+    let (store, id, st) = store();
+    commit(&store, &id, &st, &site(50), None);
+    count_item(&store, &id, &st, 3);
+    let (_, read) = store.crawl_read(&id).expect("read");
+    let mut other = CrawlState::default();
+    for i in 500..502 {
+        other.pages.insert(url(i), page(i));
+    }
+    commit(&store, &id, &st, &other, read);
+    assert_eq!(store.crawl(&id).expect("read"), other);
+    assert!(deltas(&store, &id).is_empty());
+}
+
 /// A page gone from the state cannot be a delta: the whole state is written. Removing
 /// the watch removes its deltas.
 #[test]
