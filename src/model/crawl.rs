@@ -1,11 +1,13 @@
 //! What a deep watch keeps of its site between checks, as the store holds it: the pages
-//! it knows and what each is ([`CrawlState`], [`PageState`], [`Kind`]), the frontier still
-//! to visit ([`Candidate`]), the near-duplicate signatures of pages ([`Signature`]), the
-//! template sample ([`Sample`]), and the counts that status displays show ([`Summary`]).
+//! it knows and what each is ([`CrawlState`], [`Pages`], [`PageState`], [`Kind`]), the
+//! frontier still to visit ([`Candidate`]), the near-duplicate signatures of pages
+//! ([`Signature`]), the template sample ([`Sample`]), and the counts that status displays
+//! show ([`Summary`]).
 //!
 //! Data only, like the rest of [`crate::model`]: the crawl ([`crate::crawl`]) computes and
 //! reads these values, [`crate::store`] persists them (one value under the watch, with
-//! each page's link array beside it). Uses `serde` and `base64` only.
+//! each page's link array beside it; of the pages, those noted as changed since the read).
+//! Uses `serde` and `base64` only.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
