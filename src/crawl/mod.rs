@@ -537,7 +537,8 @@ impl Crawl {
             }
         }
         for (url, hash) in self.observed {
-            let key = template::seen_key(hash);
+            // The template's hash of a URL is its key in the seen set, as a number.
+            let key = hash.to_le_bytes();
             if !self
                 .seen
                 .contains_key(&self.store, &self.watch.id, &url, key)?

@@ -42,12 +42,6 @@ pub(crate) fn url_hash(url: &str) -> u64 {
     u64::from_le_bytes(crate::store::seen_key(url))
 }
 
-/// The key of a URL in a watch's seen set (what [`crate::store::SeenCache::contains_key`]
-/// takes) from its [`url_hash`], which is that key as a number.
-pub(crate) fn seen_key(url_hash: u64) -> [u8; 8] {
-    url_hash.to_le_bytes()
-}
-
 impl Sample {
     /// Records the links of the page at `page_url` (replacing what the sample had of it),
     /// dropping the oldest page when full. `ctx` is aligned with `links`.
@@ -219,7 +213,7 @@ mod tests {
             "",
         ] {
             assert_eq!(
-                seen_key(url_hash(url)),
+                url_hash(url).to_le_bytes(),
                 crate::store::seen_key(url),
                 "{url}"
             );
