@@ -295,18 +295,19 @@ impl Crawl {
         if self.watch.depth < 2 {
             return Ok(self);
         }
-        // Known lists first (breadth first: by level, the longest unvisited first).
-        let mut lists: Vec<(&String, &PageState)> = self
-            .state
-            .pages
-            .iter()
-            .filter(|(_, p)| p.kind == Kind::List && p.level <= self.watch.depth)
+        // Known lists first (breadth first: by level, the longest unvisited first). Only
+        // their fields are read: the pages are found by their heads.
+        let pages = &self.state.pages;
+        let mut lists: Vec<(&str, &PageState)> = pages
+            .heads()
+            .filter(|h| h.kind == Kind::List && h.level <= self.watch.depth)
+            .filter_map(|h| Some((h.url, pages.get(h.url)?)))
             .collect();
         lists.sort_by_key(|(_, p)| (p.level, p.fetched));
         let revisits: Vec<Candidate> = lists
             .into_iter()
             .map(|(url, p)| Candidate {
-                url: url.clone(),
+                url: url.to_owned(),
                 level: p.level,
                 cash: p.cash.max(p.relevance),
                 potential: p.relevance,

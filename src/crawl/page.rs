@@ -232,7 +232,7 @@ impl Crawl {
                 .collect()
         };
         let mine = texts(links);
-        for (u, p) in &self.state.pages {
+        for (u, p) in self.state.pages.iter() {
             if u == url
                 || p.kind == Kind::Duplicate
                 || !p.signature.is_some_and(|s| neardup::near(&s, sig))
@@ -246,7 +246,7 @@ impl Crawl {
             let union = mine.union(&theirs).count();
             let common = mine.intersection(&theirs).count();
             if union == 0 || common * 5 >= union * 4 {
-                return Ok(Some(u.clone()));
+                return Ok(Some(u.to_owned()));
             }
         }
         Ok(None)
@@ -320,7 +320,7 @@ impl Crawl {
         let pages = &self.state.pages;
         self.calendars.get_or_insert_with(|| {
             let mut counts = HashMap::default();
-            for url in pages.keys() {
+            for url in pages.heads().map(|h| h.url) {
                 if let Some(shape) = Url::parse(url).ok().as_ref().and_then(trap::calendar_shape) {
                     *counts.entry(shape).or_default() += 1;
                 }

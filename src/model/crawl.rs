@@ -6,12 +6,17 @@
 //!
 //! Data only, like the rest of [`crate::model`]: the crawl ([`crate::crawl`]) computes and
 //! reads these values, [`crate::store`] persists them (one value under the watch, with
-//! each page's link array beside it; of the pages, those noted as changed since the read).
+//! each page's link array beside it; of the pages, those noted as changed since the read)
+//! and reads the pages back as an index over their bytes, each page decoded when asked
+//! for ([`Pages::stored`]).
 //! Uses `serde` and `base64` only.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
+
+mod pages;
+pub use pages::{DecodePage, Entry, Head, Pages, StoredPage};
 
 /// What a page of the site turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,130 +104,6 @@ pub struct CrawlState {
     pub last_fetched: u32,
 }
 
-/// A deep watch's known pages by URL, read like a map; changed only through the methods
-/// below, which note each page they hand out for change or add, so that a check writes
-/// those pages and not the hundreds it left alone. The map compares, serializes and
-/// clones as the map alone; what was noted is for the store's next write of this value.
-#[derive(Debug, Clone, Default)]
-pub struct Pages {
-    map: BTreeMap<String, PageState>,
-    /// URLs of the pages added or handed out for change since the map was read.
-    noted: BTreeSet<String>,
-    /// Pages added since the map was read (a page removed and added again counts).
-    added: usize,
-}
-
-impl std::ops::Deref for Pages {
-    type Target = BTreeMap<String, PageState>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.map
-    }
-}
-
-impl PartialEq for Pages {
-    fn eq(&self, other: &Self) -> bool {
-        self.map == other.map
-    }
-}
-
-impl Serialize for Pages {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.map.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Pages {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        BTreeMap::deserialize(d).map(Self::read)
-    }
-}
-
-impl<'a> IntoIterator for &'a Pages {
-    type Item = (&'a String, &'a PageState);
-    type IntoIter = std::collections::btree_map::Iter<'a, String, PageState>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.map.iter()
-    }
-}
-
-/// Pages as read: none noted.
-impl FromIterator<(String, PageState)> for Pages {
-    fn from_iter<I: IntoIterator<Item = (String, PageState)>>(iter: I) -> Self {
-        Self::read(iter.into_iter().collect())
-    }
-}
-
-impl Pages {
-    /// Pages as read from the store: none noted.
-    pub fn read(map: BTreeMap<String, PageState>) -> Self {
-        Self {
-            map,
-            noted: BTreeSet::new(),
-            added: 0,
-        }
-    }
-
-    /// Pages read after these (a later value of the same state): added or replacing
-    /// these, and not noted, as they were not changed since they were read (what was
-    /// noted in `pages` is dropped).
-    pub fn read_more(&mut self, pages: Self) {
-        self.map.extend(pages.map);
-    }
-
-    /// The page at `url`, to change (noted).
-    pub fn get_mut(&mut self, url: &str) -> Option<&mut PageState> {
-        let page = self.map.get_mut(url)?;
-        if !self.noted.contains(url) {
-            self.noted.insert(url.to_owned());
-        }
-        Some(page)
-    }
-
-    /// Adds or replaces the page at `url` (noted); the page it replaced.
-    pub fn insert(&mut self, url: String, page: PageState) -> Option<PageState> {
-        self.noted.insert(url.clone());
-        let old = self.map.insert(url, page);
-        self.added += usize::from(old.is_none());
-        old
-    }
-
-    /// The page at `url`, added by `new` if it is not known; to change (noted).
-    pub fn get_or_insert_with(
-        &mut self,
-        url: &str,
-        new: impl FnOnce() -> PageState,
-    ) -> &mut PageState {
-        self.noted.insert(url.to_owned());
-        let added = &mut self.added;
-        self.map.entry(url.to_owned()).or_insert_with(|| {
-            *added += 1;
-            new()
-        })
-    }
-
-    /// Removes the page at `url` (the pages are then fewer than those read and those
-    /// added: the store writes them whole). The crawl forgets no page; tests remove one
-    /// to see that the store does not take such pages for a delta.
-    #[cfg(test)]
-    pub fn remove(&mut self, url: &str) -> Option<PageState> {
-        self.noted.remove(url);
-        self.map.remove(url)
-    }
-
-    /// The URLs of the pages added or handed out for change since the pages were read,
-    /// in order.
-    pub fn noted(&self) -> impl Iterator<Item = &str> {
-        self.noted.iter().map(String::as_str)
-    }
-
-    /// How many pages were added since the pages were read.
-    pub fn added(&self) -> usize {
-        self.added
-    }
-}
-
 /// Counts for status displays (kept in the watch's state, so lists need not read the
 /// crawl state).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,7 +120,7 @@ pub struct Summary {
 
 impl CrawlState {
     pub fn summary(&self) -> Summary {
-        let count = |k: Kind| self.pages.values().filter(|p| p.kind == k).count();
+        let count = |k: Kind| self.pages.heads().filter(|p| p.kind == k).count();
         Summary {
             pages: self.pages.len(),
             lists: count(Kind::List),
@@ -412,8 +293,8 @@ mod tests {
     }
 
     /// Pages as read are noted as nothing; each page handed out for change or added is
-    /// noted once, pages read after them are not, and a page asked for and not known is
-    /// not; a page removed is not noted and not counted. Notes are not part of what the
+    /// noted once, and a page asked for and not known is not; a page removed is not
+    /// noted and not counted. Notes are not part of what the
     /// pages are.
     #[test]
     fn pages_note_what_may_have_changed_since_they_were_read() {
@@ -426,20 +307,15 @@ mod tests {
         assert!(p.get_mut("/x").is_none());
         p.get_mut("/b").expect("known").items += 1;
         p.get_mut("/b").expect("known").items += 1;
-        assert!(p.insert("/a".into(), page(5)).is_some());
+        assert!(p.insert("/a".into(), page(5)));
         assert_eq!(p.get_or_insert_with("/c", || page(9)).items, 0);
         assert_eq!(p.added(), 0);
         p.get_or_insert_with("/d", || page(1));
-        assert!(p.insert("/e".into(), page(2)).is_none());
+        assert!(!p.insert("/e".into(), page(2)));
         assert_eq!(p.added(), 2);
-        p.read_more(
-            [("/f".to_string(), page(3)), ("/a".to_string(), page(6))]
-                .into_iter()
-                .collect(),
-        );
         assert_eq!(noted(&p), ["/a", "/b", "/c", "/d", "/e"]);
-        assert_eq!(p.get("/a").map(|x| x.items), Some(6));
-        assert_eq!(p.len(), 6);
+        assert_eq!(p.get("/a").map(|x| x.items), Some(5));
+        assert_eq!(p.len(), 5);
         assert_ne!(p, same);
         let back: Pages =
             serde_json::from_str(&serde_json::to_string(&p).expect("json")).expect("read");
@@ -447,7 +323,7 @@ mod tests {
         assert_eq!(noted(&back), Vec::<&str>::new());
         assert!(p.remove("/b").is_some());
         assert_eq!(noted(&p), ["/a", "/c", "/d", "/e"]);
-        assert_eq!((p.len(), p.added()), (5, 2));
+        assert_eq!((p.len(), p.added()), (4, 2));
     }
 
     /// A digest is its 32 hex digits in JSON and back, as states written before it was

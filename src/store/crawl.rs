@@ -104,16 +104,7 @@ impl Store {
             let key = keys::watch_key(keys::CRAWL, id);
             return Ok(Some((decode(&key, &values.base)?, None)));
         }
-        let mut state = None;
-        for bytes in values.values() {
-            let read = crawl_codec::decode_value(bytes).ok_or_else(|| corrupt(id))?;
-            match &mut state {
-                None if read.copies.is_none() => state = Some(read.state),
-                Some(s) => crawl_codec::apply_delta(s, read).ok_or_else(|| corrupt(id))?,
-                None => return Err(corrupt(id)),
-            }
-        }
-        let state: CrawlState = state.ok_or_else(|| corrupt(id))?;
+        let state = crawl_codec::read_state(values.values()).ok_or_else(|| corrupt(id))?;
         if !with_read {
             return Ok(Some((state, None)));
         }

@@ -29,8 +29,11 @@
 
 use std::collections::VecDeque;
 
-use super::codec::{get_len, get_ref, get_var, put_len, put_str, put_var};
-use crate::model::crawl::{Candidate, CrawlState, Digest, Kind, PageState, SampledPage, Signature};
+use super::codec::{get_len, get_ref, put_len, put_str, put_var};
+use crate::model::crawl::{Candidate, CrawlState, Entry, Pages, SampledPage, StoredPage};
+use page::{
+    get_f64, get_fixed, get_page, get_u32, get_u8, is_zero, page_at, put_f64, put_page, skip_page,
+};
 
 /// Digests as hex strings (read only).
 pub(crate) const CRAWL_V5: u8 = 5;
@@ -39,47 +42,13 @@ pub(crate) const CRAWL_V6: u8 = 6;
 /// A delta against the state before it ([`encode_delta`]).
 pub(crate) const CRAWL_DELTA_V7: u8 = 7;
 
-/// Kinds by their byte.
-const KINDS: [Kind; 5] = [
-    Kind::List,
-    Kind::Leaf,
-    Kind::Hub,
-    Kind::Duplicate,
-    Kind::Unusable,
-];
-
-/// The byte of a kind: its place in [`KINDS`].
-fn kind_byte(kind: Kind) -> u8 {
-    match kind {
-        Kind::List => 0,
-        Kind::Leaf => 1,
-        Kind::Hub => 2,
-        Kind::Duplicate => 3,
-        Kind::Unusable => 4,
-    }
-}
-
-// Bits of a page's field set.
-const WHY: u32 = 1;
-const TITLE: u32 = 1 << 1;
-const RAW_FP: u32 = 1 << 2;
-const LINK_FP: u32 = 1 << 3;
-const ETAG: u32 = 1 << 4;
-const LAST_MODIFIED: u32 = 1 << 5;
-const SIGNATURE: u32 = 1 << 6;
-const RELEVANCE: u32 = 1 << 7;
-const INHERITED: u32 = 1 << 8;
-const CASH: u32 = 1 << 9;
-const TUNNEL: u32 = 1 << 10;
-const NOFOLLOW: u32 = 1 << 11;
-const PAGE_BITS: u32 = (1 << 12) - 1;
 /// The fewest bytes a page's entry takes ([`put_entry`]): nine one-byte fields (the URL's
 /// length, level, kind, fields present, links, two times, items, failures).
 const MIN_PAGE_ENTRY: usize = 9;
 
 /// The state as stored.
 pub(crate) fn encode(state: &CrawlState) -> Vec<u8> {
-    let mut out = write(CRAWL_V6, state, state.pages.len(), state.pages.iter());
+    let mut out = write(CRAWL_V6, state, state.pages.len(), state.pages.entries());
     put_len(&mut out, state.sample.pages.len());
     for s in &state.sample.pages {
         put_sampled(&mut out, s);
@@ -109,7 +78,7 @@ pub(crate) fn encode_delta(
 ) -> Vec<u8> {
     let pages: Vec<_> = changed
         .iter()
-        .filter_map(|url| state.pages.get_key_value(*url))
+        .filter_map(|&url| state.pages.get(url).map(|page| Entry::Page { url, page }))
         .collect();
     let mut out = write(CRAWL_DELTA_V7, state, pages.len(), pages.into_iter());
     put_len(&mut out, state.sample.pages.len());
@@ -124,10 +93,19 @@ pub(crate) fn encode_delta(
     out
 }
 
-/// The bytes [`encode`] writes for one page, URL first, appended to `out`.
-fn put_entry(out: &mut Vec<u8>, url: &str, page: &PageState) {
-    put_str(out, url);
-    put_page(out, page);
+/// The bytes [`encode`] writes for one page, URL first, appended to `out`: a page as
+/// stored is copied.
+fn put_entry(out: &mut Vec<u8>, entry: Entry<'_>) {
+    match entry {
+        Entry::Stored { url, fields } => {
+            put_str(out, url);
+            out.extend_from_slice(fields);
+        }
+        Entry::Page { url, page } => {
+            put_str(out, url);
+            put_page(out, page);
+        }
+    }
 }
 
 /// All but the sample. `n_pages` is the number of `pages` (the full map, or the pages of
@@ -136,7 +114,7 @@ fn write<'a>(
     version: u8,
     state: &CrawlState,
     n_pages: usize,
-    pages: impl Iterator<Item = (&'a String, &'a PageState)>,
+    pages: impl Iterator<Item = Entry<'a>>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + n_pages * 120 + state.frontier.len() * 60);
     out.push(version);
@@ -144,8 +122,8 @@ fn write<'a>(
     put_f64(&mut out, state.root_relevance);
     put_var(&mut out, state.last_fetched.into());
     put_len(&mut out, n_pages);
-    for (url, p) in pages {
-        put_entry(&mut out, url, p);
+    for entry in pages {
+        put_entry(&mut out, entry);
     }
     put_len(&mut out, state.frontier.len());
     for c in &state.frontier {
@@ -168,39 +146,83 @@ fn write<'a>(
 /// A state read back; `None` if the bytes are not one written by [`encode`].
 #[cfg(test)]
 pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
-    decode_value(bytes)
-        .filter(|d| d.copies.is_none())
-        .map(|d| d.state)
+    read_state([bytes])
+}
+
+/// The state that a full state and the deltas written after it, in order, make; `None`
+/// if they are not such values. Every page's bytes are checked here; its fields are
+/// decoded when the crawl asks for the page ([`Pages::stored`]).
+pub(crate) fn read_state<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<CrawlState> {
+    let mut state: Option<CrawlState> = None;
+    let mut urls = String::new();
+    let mut bytes = Vec::new();
+    let mut pages = Vec::new();
+    for value in values {
+        let mut d = decode_value(value)?;
+        let found = std::mem::take(&mut d.pages);
+        if let Some(first) = found.first() {
+            // Only the pages' part of the value is kept.
+            let from = first.url.start;
+            let to = found.last().map_or(from, |p| p.fields.end);
+            let offset = bytes.len();
+            bytes.extend_from_slice(value.get(from..to)?);
+            for p in found {
+                let start = urls.len();
+                urls.push_str(std::str::from_utf8(value.get(p.url)?).ok()?);
+                pages.push(StoredPage {
+                    url: start..urls.len(),
+                    fields: p.fields.start - from + offset..p.fields.end - from + offset,
+                    level: p.level,
+                    kind: p.kind,
+                });
+            }
+        }
+        match &mut state {
+            None if d.copies.is_none() => state = Some(d.state),
+            // Only the pages of a state of version 5 are read into it (decoded): it was
+            // never followed by deltas.
+            Some(s) if s.pages.is_empty() => apply_delta(s, d)?,
+            _ => return None,
+        }
+    }
+    let mut state = state?;
+    if !pages.is_empty() {
+        state.pages = Pages::stored(urls, bytes, pages, page_at);
+    }
+    Some(state)
 }
 
 /// A state or a delta as read.
 pub(crate) struct Decoded {
+    /// The state without its pages, save for version 5, whose pages are decoded.
     pub state: CrawlState,
     /// A delta's sample: for each entry, the entry of the sample before that it is
     /// (its own place in `state` then holds an empty one). `None` for a full state.
     pub copies: Option<Vec<Option<usize>>>,
+    /// The pages (versions 6 and 7), in the order written: where the URL and the fields
+    /// of each lie in the value, its level and its kind.
+    pub pages: Vec<StoredPage>,
 }
 
-/// `delta` (a [`Decoded`] delta) applied to the state before it: its pages added or
-/// replaced, the rest of the state taken from it, the sample's entries copied from the
-/// sample before where the delta says so. `None` if `delta` is a full state or copies
-/// an entry the sample before does not have.
+/// The rest of `delta` (a [`Decoded`] delta; its pages are not read here) applied to the
+/// state before it: the rest of the state taken from it, the sample's entries copied
+/// from the sample before where the delta says so. `None` if `delta` is a full state or
+/// copies an entry the sample before does not have.
 pub(crate) fn apply_delta(state: &mut CrawlState, delta: Decoded) -> Option<()> {
     let copies = delta.copies?;
     let CrawlState {
-        pages,
         frontier,
         mut sample,
         root_url,
         root_relevance,
         last_fetched,
+        ..
     } = delta.state;
     for (entry, from) in sample.pages.iter_mut().zip(copies) {
         if let Some(j) = from {
             *entry = state.sample.pages.get(j)?.clone();
         }
     }
-    state.pages.read_more(pages);
     state.frontier = frontier;
     state.sample = sample;
     state.root_url = root_url;
@@ -209,7 +231,40 @@ pub(crate) fn apply_delta(state: &mut CrawlState, delta: Decoded) -> Option<()> 
     Some(())
 }
 
-/// A state or a delta read back (its pages not noted as changed).
+/// The pages at the head of `r` (which ends where the value of `len` bytes ends): where
+/// each lies in the value, its level and its kind. The vector is sized once, to no more
+/// entries than the bytes left could hold, whatever a damaged count says.
+fn index_pages(r: &mut &[u8], len: usize) -> Option<Vec<StoredPage>> {
+    let n = get_len(r)?;
+    let mut pages = Vec::with_capacity(n.min(r.len() / MIN_PAGE_ENTRY));
+    for _ in 0..n {
+        let url = get_ref(r)?;
+        let start = len - r.len();
+        let (level, kind) = skip_page(r)?;
+        pages.push(StoredPage {
+            url: start - url.len()..start,
+            fields: start..len - r.len(),
+            level,
+            kind,
+        });
+    }
+    Some(pages)
+}
+
+/// The pages at the head of `r` as version 5 wrote them, decoded. Collected in a vector,
+/// then into the map: a map built from a sorted sequence is built in one sweep.
+fn read_v5_pages(r: &mut &[u8]) -> Option<Pages> {
+    let n = get_len(r)?;
+    let mut pages = Vec::with_capacity(n.min(r.len() / MIN_PAGE_ENTRY));
+    for _ in 0..n {
+        let url = get_ref(r)?;
+        let page = get_page(r, true)?;
+        pages.push((url.to_owned(), page));
+    }
+    Some(pages.into_iter().collect())
+}
+
+/// A state or a delta read back, its pages as found in `bytes` (version 5: decoded).
 pub(crate) fn decode_value(bytes: &[u8]) -> Option<Decoded> {
     let (&version, mut r) = bytes.split_first()?;
     let (hex_digests, delta) = match version {
@@ -229,19 +284,12 @@ pub(crate) fn decode_value(bytes: &[u8]) -> Option<Decoded> {
         last_fetched: get_u32(r)?,
         ..CrawlState::default()
     };
-    // Collected in a vector, then into the map: a map built from a sorted sequence is
-    // built in one sweep, without comparing keys down the tree (400 pages inserted one by
-    // one took twice as long). The vector is sized once (grown as it filled, it was
-    // reallocated seven times for 400 pages), to no more entries than the bytes left
-    // could hold, whatever a damaged count says.
-    let n = get_len(r)?;
-    let mut pages = Vec::with_capacity(n.min(r.len() / MIN_PAGE_ENTRY));
-    for _ in 0..n {
-        let url = get_ref(r)?;
-        let page = get_page(r, hex_digests)?;
-        pages.push((url.to_owned(), page));
-    }
-    state.pages = pages.into_iter().collect();
+    let pages = if hex_digests {
+        state.pages = read_v5_pages(r)?;
+        Vec::new()
+    } else {
+        index_pages(r, bytes.len())?
+    };
     let n = get_len(r)?;
     state.frontier = Vec::with_capacity(n.min(r.len()));
     for _ in 0..n {
@@ -295,152 +343,11 @@ pub(crate) fn decode_value(bytes: &[u8]) -> Option<Decoded> {
         sample.push_back(SampledPage { page, links });
     }
     state.sample.pages = sample;
-    r.is_empty().then_some(Decoded { state, copies })
-}
-
-fn put_page(out: &mut Vec<u8>, p: &PageState) {
-    out.push(p.level);
-    out.push(kind_byte(p.kind));
-    let strings = [(WHY, &p.why), (TITLE, &p.title)];
-    let digests = [(RAW_FP, &p.raw_fingerprint), (LINK_FP, &p.link_fingerprint)];
-    let validators = [(ETAG, &p.etag), (LAST_MODIFIED, &p.last_modified)];
-    let floats = [
-        (RELEVANCE, p.relevance),
-        (INHERITED, p.inherited),
-        (CASH, p.cash),
-        (TUNNEL, p.tunnel),
-    ];
-    let mut set = 0;
-    for (bit, s) in strings.iter().chain(&validators) {
-        if s.is_some() {
-            set |= bit;
-        }
-    }
-    for (bit, d) in digests {
-        if d.is_some() {
-            set |= bit;
-        }
-    }
-    for (bit, f) in floats {
-        if !is_zero(f) {
-            set |= bit;
-        }
-    }
-    if p.signature.is_some() {
-        set |= SIGNATURE;
-    }
-    if p.nofollow {
-        set |= NOFOLLOW;
-    }
-    put_var(out, set.into());
-    for (_, s) in strings {
-        if let Some(s) = s {
-            put_str(out, s);
-        }
-    }
-    for (_, d) in digests {
-        if let Some(d) = d {
-            out.extend_from_slice(&d.0);
-        }
-    }
-    for (_, s) in validators {
-        if let Some(s) = s {
-            put_str(out, s);
-        }
-    }
-    if let Some(sig) = p.signature {
-        out.extend_from_slice(&sig.hash.to_le_bytes());
-        put_var(out, sig.tokens.into());
-    }
-    put_var(out, p.links.into());
-    for (_, f) in floats {
-        if !is_zero(f) {
-            put_f64(out, f);
-        }
-    }
-    put_i64(out, p.found);
-    put_i64(out, p.fetched);
-    put_var(out, p.items);
-    put_var(out, p.failures.into());
-}
-
-/// A page as [`put_page`] wrote it; with `hex_digests` (version 5), each digest a string
-/// of hex digits (one that is not reads as no digest: the page is read again).
-fn get_page(r: &mut &[u8], hex_digests: bool) -> Option<PageState> {
-    let level = get_u8(r)?;
-    let kind = *KINDS.get(usize::from(get_u8(r)?))?;
-    let set = get_u32(r)?;
-    if set & !PAGE_BITS != 0 {
-        return None;
-    }
-    let string = |bit: u32, r: &mut &[u8]| -> Option<Option<String>> {
-        if set & bit == 0 {
-            return Some(None);
-        }
-        get_ref(r).map(|s| Some(s.to_owned()))
-    };
-    let why = string(WHY, r)?;
-    let title = string(TITLE, r)?;
-    let digest = |bit: u32, r: &mut &[u8]| -> Option<Option<Digest>> {
-        if set & bit == 0 {
-            return Some(None);
-        }
-        if hex_digests {
-            return get_ref(r).map(Digest::from_hex);
-        }
-        let (d, rest) = r.split_first_chunk::<16>()?;
-        *r = rest;
-        Some(Some(Digest(*d)))
-    };
-    let raw_fingerprint = digest(RAW_FP, r)?;
-    let link_fingerprint = digest(LINK_FP, r)?;
-    let etag = string(ETAG, r)?;
-    let last_modified = string(LAST_MODIFIED, r)?;
-    let signature = if set & SIGNATURE == 0 {
-        None
-    } else {
-        Some(Signature {
-            hash: get_fixed(r)?,
-            tokens: get_u32(r)?,
-        })
-    };
-    let links = get_u32(r)?;
-    let float = |bit: u32, r: &mut &[u8]| -> Option<f64> {
-        if set & bit == 0 {
-            return Some(0.0);
-        }
-        get_f64(r)
-    };
-    let relevance = float(RELEVANCE, r)?;
-    let inherited = float(INHERITED, r)?;
-    let cash = float(CASH, r)?;
-    let tunnel = float(TUNNEL, r)?;
-    Some(PageState {
-        level,
-        kind,
-        why,
-        title,
-        raw_fingerprint,
-        link_fingerprint,
-        etag,
-        last_modified,
-        signature,
-        links,
-        relevance,
-        inherited,
-        cash,
-        tunnel,
-        found: get_i64(r)?,
-        fetched: get_i64(r)?,
-        items: get_var(r)?,
-        failures: get_u32(r)?,
-        nofollow: set & NOFOLLOW != 0,
+    r.is_empty().then_some(Decoded {
+        state,
+        copies,
+        pages,
     })
-}
-
-/// Zero, positive only: a negative zero keeps its sign through its bytes.
-fn is_zero(f: f64) -> bool {
-    f.to_bits() == 0
 }
 
 fn put_opt(out: &mut Vec<u8>, s: Option<&str>) {
@@ -453,44 +360,8 @@ fn put_opt(out: &mut Vec<u8>, s: Option<&str>) {
     }
 }
 
-fn put_f64(out: &mut Vec<u8>, f: f64) {
-    out.extend_from_slice(&f.to_le_bytes());
-}
-
-fn get_f64(r: &mut &[u8]) -> Option<f64> {
-    get_fixed(r).map(f64::from_bits)
-}
-
-fn put_i64(out: &mut Vec<u8>, n: i64) {
-    // Zigzag: 0, -1, 1, -2 ... as 0, 1, 2, 3 ..., so a small time of either sign is short.
-    put_var(
-        out,
-        u64::from_ne_bytes(((n << 1) ^ (n >> 63)).to_ne_bytes()),
-    );
-}
-
-fn get_i64(r: &mut &[u8]) -> Option<i64> {
-    let z = get_var(r)?;
-    let half = i64::from_ne_bytes((z >> 1).to_ne_bytes());
-    Some(if z & 1 == 0 { half } else { !half })
-}
-
-fn get_u32(r: &mut &[u8]) -> Option<u32> {
-    u32::try_from(get_var(r)?).ok()
-}
-
-/// Eight little-endian bytes.
-fn get_fixed(r: &mut &[u8]) -> Option<u64> {
-    let (head, rest) = r.split_first_chunk::<8>()?;
-    *r = rest;
-    Some(u64::from_le_bytes(*head))
-}
-
-fn get_u8(r: &mut &[u8]) -> Option<u8> {
-    let (&b, rest) = r.split_first()?;
-    *r = rest;
-    Some(b)
-}
+#[path = "crawl_page_codec.rs"]
+mod page;
 
 #[cfg(test)]
 #[path = "crawl_codec_tests.rs"]
