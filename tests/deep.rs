@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 
 use sitefeed::app::NewWatch;
+use sitefeed::model::crawl::Kind;
 use sitefeed::App;
 
 #[derive(Default)]
@@ -31,6 +32,8 @@ struct SiteData {
     /// Requests: (Host header, path and query).
     log: Vec<(String, String)>,
     port: u16,
+    /// The front page leaves out its link to the mirror.
+    no_mirror: bool,
 }
 
 #[derive(Clone)]
@@ -226,7 +229,12 @@ async fn serve_page(State(data): State<Arc<Mutex<SiteData>>>, req: Request) -> R
     } else if path == "/start" {
         return (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/")]).into_response();
     } else if path == "/" {
-        let body = format!("<h2>Latest news</h2>{}<p><a href=\"/events/calendar?month=2026-11\">Calendar</a> <a href=\"/mirror/news/\">News (mirror)</a> <a href=\"/a/b/a/b/a/b/\">Archive</a></p>", list(&d.front));
+        let mirror = if d.no_mirror {
+            ""
+        } else {
+            "<a href=\"/mirror/news/\">News (mirror)</a>"
+        };
+        let body = format!("<h2>Latest news</h2>{}<p><a href=\"/events/calendar?month=2026-11\">Calendar</a> {mirror} <a href=\"/a/b/a/b/a/b/\">Archive</a></p>", list(&d.front));
         shell(&d, "University", &body)
     } else if let Some(entries) = d.sections.get(&path) {
         shell(&d, &format!("Section {path}"), &list(entries))
@@ -591,4 +599,31 @@ async fn the_page_the_watch_is_redirected_to_is_not_crawled_as_its_own_section()
     check(&app, &w).await;
     let home = site.requests_exact("/");
     assert_eq!(home, 1, "the front page was fetched {home} times");
+}
+
+/// A near-duplicate met in a later check than its original (whose page is then read from
+/// the store, not fetched in the same check) is known as one, and not followed.
+#[tokio::test]
+async fn a_mirror_met_after_its_original_was_stored_is_a_near_duplicate() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let site = Site::start().await;
+    site.edit(|d| d.no_mirror = true);
+    let (app, clock) = deep_app(dir.path());
+    let w = add(&app, &site.url("/"), 2, &[]);
+    check(&app, &w).await;
+    let news = site.url("/news/");
+    let mirror = site.url("/mirror/news/");
+    let state = app.store().crawl(&w.id).expect("crawl state");
+    assert_eq!(state.pages.get(&news).map(|p| p.kind), Some(Kind::List));
+    assert!(!state.pages.contains_key(&mirror));
+    site.edit(|d| d.no_mirror = false);
+    clock.advance(3600);
+    check(&app, &w).await;
+    let state = app.store().crawl(&w.id).expect("crawl state");
+    let page = state.pages.get(&mirror).expect("the mirror was visited");
+    assert_eq!(page.kind, Kind::Duplicate);
+    assert_eq!(
+        page.why.as_deref(),
+        Some(format!("a near-duplicate of {news}").as_str())
+    );
 }

@@ -232,7 +232,9 @@ impl Crawl {
                 .collect()
         };
         let mine = texts(links);
-        for (u, p) in self.state.pages.iter() {
+        // The pages' heads hold their signatures: no page is decoded for this.
+        for p in self.state.pages.heads() {
+            let u = p.url;
             if u == url
                 || p.kind == Kind::Duplicate
                 || !p.signature.is_some_and(|s| neardup::near(&s, sig))

@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 mod pages;
-pub use pages::{DecodePage, Entry, Head, Pages, StoredPage};
+pub use pages::{DecodePage, Entry, Head, Pages, StoredPage, Value};
 
 /// What a page of the site turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -46,6 +46,11 @@ impl Stored {
         std::iter::once(self.base.as_ref()).chain(self.deltas.iter().map(|(_, v)| v.as_ref()))
     }
 
+    /// The values as sled's handles (cloned: shared, not copied).
+    fn values_shared(&self) -> impl Iterator<Item = sled::IVec> + '_ {
+        std::iter::once(self.base.clone()).chain(self.deltas.iter().map(|(_, v)| v.clone()))
+    }
+
     /// Each value's length and hash by `hasher`.
     fn sums(&self, hasher: &foldhash::fast::RandomState) -> Vec<(usize, u64)> {
         self.values()
@@ -104,7 +109,11 @@ impl Store {
             let key = keys::watch_key(keys::CRAWL, id);
             return Ok(Some((decode(&key, &values.base)?, None)));
         }
-        let state = crawl_codec::read_state(values.values()).ok_or_else(|| corrupt(id))?;
+        let shared = values
+            .values_shared()
+            .map(|v| std::sync::Arc::new(v) as crate::model::crawl::Value)
+            .collect();
+        let state = crawl_codec::read_state(shared).ok_or_else(|| corrupt(id))?;
         if !with_read {
             return Ok(Some((state, None)));
         }

@@ -30,7 +30,7 @@
 use std::collections::VecDeque;
 
 use super::codec::{get_len, get_ref, put_len, put_str, put_var};
-use crate::model::crawl::{Candidate, CrawlState, Entry, Pages, SampledPage, StoredPage};
+use crate::model::crawl::{Candidate, CrawlState, Entry, Pages, SampledPage, StoredPage, Value};
 use page::{
     get_f64, get_fixed, get_page, get_u32, get_u8, is_zero, page_at, put_f64, put_page, skip_page,
 };
@@ -146,37 +146,19 @@ fn write<'a>(
 /// A state read back; `None` if the bytes are not one written by [`encode`].
 #[cfg(test)]
 pub(crate) fn decode(bytes: &[u8]) -> Option<CrawlState> {
-    read_state([bytes])
+    read_state(vec![std::sync::Arc::new(bytes.to_vec())])
 }
 
 /// The state that a full state and the deltas written after it, in order, make; `None`
 /// if they are not such values. Every page's bytes are checked here; its fields are
-/// decoded when the crawl asks for the page ([`Pages::stored`]).
-pub(crate) fn read_state<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Option<CrawlState> {
+/// decoded when the crawl asks for the page ([`Pages::stored`]), from the values
+/// themselves, which the pages keep.
+pub(crate) fn read_state(values: Vec<Value>) -> Option<CrawlState> {
     let mut state: Option<CrawlState> = None;
-    let mut urls = String::new();
-    let mut bytes = Vec::new();
     let mut pages = Vec::new();
-    for value in values {
-        let mut d = decode_value(value)?;
-        let found = std::mem::take(&mut d.pages);
-        if let Some(first) = found.first() {
-            // Only the pages' part of the value is kept.
-            let from = first.url.start;
-            let to = found.last().map_or(from, |p| p.fields.end);
-            let offset = bytes.len();
-            bytes.extend_from_slice(value.get(from..to)?);
-            for p in found {
-                let start = urls.len();
-                urls.push_str(std::str::from_utf8(value.get(p.url)?).ok()?);
-                pages.push(StoredPage {
-                    url: start..urls.len(),
-                    fields: p.fields.start - from + offset..p.fields.end - from + offset,
-                    level: p.level,
-                    kind: p.kind,
-                });
-            }
-        }
+    for (i, value) in values.iter().enumerate() {
+        let mut d = decode_value((**value).as_ref())?;
+        pages.extend(d.pages.drain(..).map(|p| StoredPage { value: i, ..p }));
         match &mut state {
             None if d.copies.is_none() => state = Some(d.state),
             // Only the pages of a state of version 5 are read into it (decoded): it was
@@ -187,7 +169,7 @@ pub(crate) fn read_state<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Opti
     }
     let mut state = state?;
     if !pages.is_empty() {
-        state.pages = Pages::stored(urls, bytes, pages, page_at);
+        state.pages = Pages::stored(values, pages, page_at);
     }
     Some(state)
 }
@@ -200,7 +182,7 @@ pub(crate) struct Decoded {
     /// (its own place in `state` then holds an empty one). `None` for a full state.
     pub copies: Option<Vec<Option<usize>>>,
     /// The pages (versions 6 and 7), in the order written: where the URL and the fields
-    /// of each lie in the value, its level and its kind.
+    /// of each lie in the value, its level and its kind (the value's place left 0).
     pub pages: Vec<StoredPage>,
 }
 
@@ -240,12 +222,14 @@ fn index_pages(r: &mut &[u8], len: usize) -> Option<Vec<StoredPage>> {
     for _ in 0..n {
         let url = get_ref(r)?;
         let start = len - r.len();
-        let (level, kind) = skip_page(r)?;
+        let (level, kind, signature) = skip_page(r)?;
         pages.push(StoredPage {
+            value: 0,
             url: start - url.len()..start,
             fields: start..len - r.len(),
             level,
             kind,
+            signature,
         });
     }
     Some(pages)

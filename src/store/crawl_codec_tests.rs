@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use super::page::KINDS;
 use super::*;
 use crate::model::crawl::{Digest, Kind, PageState, Pages, Sample, Signature};
@@ -167,8 +169,11 @@ proptest! {
             let checked = skip_page(&mut r1);
             let read = get_page(&mut r2, false);
             prop_assert_eq!(checked.is_some(), read.is_some());
-            if let (Some((level, kind)), Some(read)) = (checked, read) {
-                prop_assert_eq!((level, kind, r1.len()), (read.level, read.kind, r2.len()));
+            if let (Some((level, kind, signature)), Some(read)) = (checked, read) {
+                prop_assert_eq!(
+                    (level, kind, signature, r1.len()),
+                    (read.level, read.kind, read.signature, r2.len())
+                );
             }
         }
     }
@@ -227,7 +232,8 @@ proptest! {
         }
         let base = encode(&old);
         for bytes in [&delta, &whole] {
-            let got = read_state([&base[..], bytes]).expect("a state and a delta");
+            let values: Vec<Value> = vec![Arc::new(base.clone()), Arc::new(bytes.clone())];
+            let got = read_state(values).expect("a state and a delta");
             prop_assert!(same_bits(&got, &want), "{got:?}");
         }
     }

@@ -116,8 +116,8 @@ pub(super) fn page_at(fields: &[u8]) -> Option<PageState> {
 
 /// Steps over a page's fields as [`get_page`] reads them (version 6), checking what it
 /// checks (their bits, the kind, each string's UTF-8, each number's range) without
-/// building the page: its level and kind.
-pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind)> {
+/// building the page: its level, kind and signature.
+pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind, Option<Signature>)> {
     let level = get_u8(r)?;
     let kind = *KINDS.get(usize::from(get_u8(r)?))?;
     let set = get_u32(r)?;
@@ -140,10 +140,14 @@ pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind)> {
             get_ref(r)?;
         }
     }
-    if present(SIGNATURE) {
-        get_fixed(r)?;
-        get_u32(r)?;
-    }
+    let signature = if present(SIGNATURE) {
+        Some(Signature {
+            hash: get_fixed(r)?,
+            tokens: get_u32(r)?,
+        })
+    } else {
+        None
+    };
     get_u32(r)?;
     for bit in [RELEVANCE, INHERITED, CASH, TUNNEL] {
         if present(bit) {
@@ -154,7 +158,7 @@ pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind)> {
     get_var(r)?;
     get_var(r)?;
     get_u32(r)?;
-    Some((level, kind))
+    Some((level, kind, signature))
 }
 
 /// A page as [`put_page`] wrote it; with `hex_digests` (version 5), each digest a string

@@ -6,22 +6,28 @@ use std::cmp::Ordering;
 use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::iter::Peekable;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use super::{Kind, PageState};
+use super::{Kind, PageState, Signature};
 
 /// Reads one page's fields from the bytes the store wrote for them; `None` if they are
 /// not such bytes. Given by the store, which owns the format.
 pub type DecodePage = fn(&[u8]) -> Option<PageState>;
 
-/// One page as stored: where its URL lies in the URLs handed to [`Pages::stored`], where
-/// its fields lie in the bytes, and the two fields every check reads of every page.
+/// A value as the store read it, shared rather than copied (the store's own handle).
+pub type Value = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// One page as stored: the value it is in (its place among those handed to
+/// [`Pages::stored`]), where its URL and its fields lie in that value, and the fields
+/// that scans of every page read ([`Head`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredPage {
+    pub value: usize,
     pub url: Range<usize>,
     pub fields: Range<usize>,
     pub level: u8,
     pub kind: Kind,
+    pub signature: Option<Signature>,
 }
 
 /// A stored page and, once asked for, its fields decoded.
@@ -31,12 +37,15 @@ struct Indexed {
     page: OnceLock<Box<PageState>>,
 }
 
-/// What every scan of the pages reads of a page, without decoding it.
+/// What scans of all the pages read of a page, without decoding it: every check its
+/// level and kind (to find the lists, to count kinds), a new page the signatures (to
+/// find what it is a near-duplicate of).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Head<'a> {
     pub url: &'a str,
     pub level: u8,
     pub kind: Kind,
+    pub signature: Option<Signature>,
 }
 
 /// A page as the store writes it: the stored bytes of its fields when it was not changed
@@ -59,10 +68,8 @@ pub enum Entry<'a> {
 /// store's next write of this value.
 #[derive(Clone, Default)]
 pub struct Pages {
-    /// The URLs of the stored pages, one after another.
-    urls: String,
-    /// The stored pages' fields.
-    bytes: Vec<u8>,
+    /// The values the stored pages are in.
+    values: Vec<Value>,
     /// The stored pages by URL, each URL once.
     stored: Vec<Indexed>,
     decode: Option<DecodePage>,
@@ -120,32 +127,29 @@ impl Pages {
 
     /// Pages read from the store's bytes, none noted: `pages` in the order they were
     /// written, a later page of a URL standing in place of an earlier one (a delta's
-    /// pages after the state's); URLs in `urls`, fields in `bytes`, read by `decode`.
-    pub fn stored(
-        urls: String,
-        bytes: Vec<u8>,
-        mut pages: Vec<StoredPage>,
-        decode: DecodePage,
-    ) -> Self {
+    /// pages after the state's); each in one of `values` (its URL UTF-8, as the store
+    /// checked), its fields read by `decode`.
+    pub fn stored(values: Vec<Value>, mut pages: Vec<StoredPage>, decode: DecodePage) -> Self {
+        let url = |p: &StoredPage| {
+            values
+                .get(p.value)
+                .and_then(|v| (**v).as_ref().get(p.url.clone()))
+        };
         // Stable, so that pages of the same URL stay in the order written (a state's
         // pages are written in URL order: the sort finds one run and is done).
-        pages.sort_by(|a, b| urls.get(a.url.clone()).cmp(&urls.get(b.url.clone())));
+        pages.sort_by(|a, b| url(a).cmp(&url(b)));
         let mut stored: Vec<Indexed> = Vec::with_capacity(pages.len());
         for at in pages {
-            let page = Indexed {
-                at,
-                page: OnceLock::new(),
-            };
             match stored.last_mut() {
-                Some(last) if urls.get(last.at.url.clone()) == urls.get(page.at.url.clone()) => {
-                    *last = page;
-                }
-                _ => stored.push(page),
+                Some(last) if url(&last.at) == url(&at) => last.at = at,
+                _ => stored.push(Indexed {
+                    at,
+                    page: OnceLock::new(),
+                }),
             }
         }
         Self {
-            urls,
-            bytes,
+            values,
             stored,
             decode: Some(decode),
             ..Self::default()
@@ -160,14 +164,21 @@ impl Pages {
         self.len() == 0
     }
 
+    fn bytes_of(&self, p: &Indexed, range: &Range<usize>) -> &[u8] {
+        self.values
+            .get(p.at.value)
+            .and_then(|v| (**v).as_ref().get(range.clone()))
+            .unwrap_or_default()
+    }
+
     fn url_of(&self, p: &Indexed) -> &str {
-        self.urls.get(p.at.url.clone()).unwrap_or_default()
+        std::str::from_utf8(self.bytes_of(p, &p.at.url)).unwrap_or_default()
     }
 
     fn find(&self, url: &str) -> Option<&Indexed> {
         let i = self
             .stored
-            .binary_search_by(|p| self.url_of(p).cmp(url))
+            .binary_search_by(|p| self.bytes_of(p, &p.at.url).cmp(url.as_bytes()))
             .ok()?;
         self.stored.get(i)
     }
@@ -175,9 +186,8 @@ impl Pages {
     fn decoded<'a>(&'a self, p: &'a Indexed) -> &'a PageState {
         p.page.get_or_init(|| {
             let page = self
-                .bytes
-                .get(p.at.fields.clone())
-                .and_then(|b| self.decode.and_then(|decode| decode(b)));
+                .decode
+                .and_then(|decode| decode(self.bytes_of(p, &p.at.fields)));
             // The store checked every page's bytes as it indexed them, so a page that
             // does not decode is a fault of the store's two readers: the page is known
             // by its level and kind, and its fields are as a new page's.
@@ -204,18 +214,20 @@ impl Pages {
         })
     }
 
-    /// Each page's URL, level and kind, in URL order; decodes nothing.
+    /// Each page's URL, level, kind and signature, in URL order; decodes nothing.
     pub fn heads(&self) -> impl Iterator<Item = Head<'_>> {
         self.slots().map(|s| match s {
             Slot::Stored(url, p) => Head {
                 url,
                 level: p.at.level,
                 kind: p.at.kind,
+                signature: p.at.signature,
             },
             Slot::Owned(url, p) => Head {
                 url,
                 level: p.level,
                 kind: p.kind,
+                signature: p.signature,
             },
         })
     }
@@ -224,12 +236,9 @@ impl Pages {
     /// as its stored bytes.
     pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
         self.slots().map(|s| match s {
-            Slot::Stored(url, p) => match self.bytes.get(p.at.fields.clone()) {
-                Some(fields) => Entry::Stored { url, fields },
-                None => Entry::Page {
-                    url,
-                    page: self.decoded(p),
-                },
+            Slot::Stored(url, p) => Entry::Stored {
+                url,
+                fields: self.bytes_of(p, &p.at.fields),
             },
             Slot::Owned(url, page) => Entry::Page { url, page },
         })
@@ -306,7 +315,7 @@ impl Pages {
         self.noted.remove(url);
         let stored = self
             .stored
-            .binary_search_by(|p| self.url_of(p).cmp(url))
+            .binary_search_by(|p| self.bytes_of(p, &p.at.url).cmp(url.as_bytes()))
             .ok();
         let owned = self.owned.remove(url);
         if let Some(i) = stored {
@@ -329,8 +338,7 @@ impl Pages {
     }
 }
 
-/// A stored page whose fields do not decode: its level and kind, the rest as a new
-/// page's.
+/// A stored page whose fields do not decode: its head, the rest as a new page's.
 fn unread(at: &StoredPage) -> PageState {
     PageState {
         level: at.level,
@@ -341,7 +349,7 @@ fn unread(at: &StoredPage) -> PageState {
         link_fingerprint: None,
         etag: None,
         last_modified: None,
-        signature: None,
+        signature: at.signature,
         links: 0,
         relevance: 0.0,
         inherited: 0.0,
@@ -378,7 +386,7 @@ impl<'a> Iterator for Slots<'a> {
             (None, None) => return None,
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
-            (Some(s), Some((url, _))) => self.pages.url_of(s).cmp(url.as_str()),
+            (Some(s), Some((url, _))) => self.pages.bytes_of(s, &s.at.url).cmp(url.as_bytes()),
         };
         if order != Ordering::Greater {
             self.next += 1;
@@ -400,34 +408,43 @@ mod tests {
         PageState {
             items,
             ..unread(&StoredPage {
+                value: 0,
                 url: 0..0,
                 fields: 0..0,
                 level,
                 kind,
+                signature: None,
             })
         }
     }
 
     /// Pages as stored bytes, in the order given, each page's fields as JSON (the test's
-    /// own format); a field `None` is bytes that do not decode.
+    /// own format), two pages to a value; a field `None` is bytes that do not decode.
     fn stored(pages: &[(&str, Option<PageState>)]) -> Pages {
-        let (mut urls, mut bytes, mut at) = (String::new(), Vec::new(), Vec::new());
-        for (url, page) in pages {
-            let start = (urls.len(), bytes.len());
-            urls.push_str(url);
-            let (level, kind) = page.as_ref().map_or((3, Kind::Hub), |p| (p.level, p.kind));
-            match page {
-                Some(p) => bytes.extend(serde_json::to_vec(p).expect("json")),
-                None => bytes.extend_from_slice(b"{no"),
+        let (mut values, mut at) = (Vec::new(), Vec::new());
+        for (i, two) in pages.chunks(2).enumerate() {
+            let mut bytes = Vec::new();
+            for (url, page) in two {
+                let start = bytes.len();
+                bytes.extend_from_slice(url.as_bytes());
+                let url = start..bytes.len();
+                match page {
+                    Some(p) => bytes.extend(serde_json::to_vec(p).expect("json")),
+                    None => bytes.extend_from_slice(b"{no"),
+                }
+                let (level, kind) = page.as_ref().map_or((3, Kind::Hub), |p| (p.level, p.kind));
+                at.push(StoredPage {
+                    value: i,
+                    fields: url.end..bytes.len(),
+                    url,
+                    level,
+                    kind,
+                    signature: page.as_ref().and_then(|p| p.signature),
+                });
             }
-            at.push(StoredPage {
-                url: start.0..urls.len(),
-                fields: start.1..bytes.len(),
-                level,
-                kind,
-            });
+            values.push(Arc::new(bytes) as Value);
         }
-        Pages::stored(urls, bytes, at, |b| serde_json::from_slice(b).ok())
+        Pages::stored(values, at, |b| serde_json::from_slice(b).ok())
     }
 
     fn items(p: &Pages) -> Vec<(&str, u64)> {
@@ -440,10 +457,18 @@ mod tests {
     /// without decoding.
     #[test]
     fn stored_pages_read_as_the_map_they_stand_for() {
+        let signature = Signature {
+            hash: 0xfeed,
+            tokens: 40,
+        };
+        let b = PageState {
+            signature: Some(signature),
+            ..page(3, Kind::Leaf, 3)
+        };
         let p = stored(&[
             ("/c", Some(page(2, Kind::List, 1))),
             ("/a", Some(page(2, Kind::Leaf, 2))),
-            ("/b", Some(page(3, Kind::Leaf, 3))),
+            ("/b", Some(b.clone())),
             ("/a", Some(page(2, Kind::List, 4))),
         ]);
         assert_eq!(items(&p), [("/a", 4), ("/b", 3), ("/c", 1)]);
@@ -451,18 +476,21 @@ mod tests {
         assert!(p.contains_key("/b") && !p.contains_key("/d") && !p.contains_key(""));
         assert_eq!(p.get("/a").map(|x| x.kind), Some(Kind::List));
         assert!(p.get("/ab").is_none());
-        let heads: Vec<_> = p.heads().map(|h| (h.url, h.level, h.kind)).collect();
+        let heads: Vec<_> = p
+            .heads()
+            .map(|h| (h.url, h.level, h.kind, h.signature))
+            .collect();
         assert_eq!(
             heads,
             [
-                ("/a", 2, Kind::List),
-                ("/b", 3, Kind::Leaf),
-                ("/c", 2, Kind::List)
+                ("/a", 2, Kind::List, None),
+                ("/b", 3, Kind::Leaf, Some(signature)),
+                ("/c", 2, Kind::List, None)
             ]
         );
         let read: Pages = [
             ("/a", page(2, Kind::List, 4)),
-            ("/b", page(3, Kind::Leaf, 3)),
+            ("/b", b),
             ("/c", page(2, Kind::List, 1)),
         ]
         .into_iter()
