@@ -258,25 +258,12 @@ impl Crawl {
 /// A page met for the first time.
 pub(super) fn new_page(cand: &Candidate, now: i64) -> PageState {
     PageState {
-        level: cand.level,
-        kind: Kind::Leaf,
-        why: None,
-        title: None,
-        raw_fingerprint: None,
-        link_fingerprint: None,
-        etag: None,
-        last_modified: None,
-        signature: None,
-        links: 0,
-        relevance: 0.0,
         inherited: cand.inherited,
         cash: cand.cash,
         tunnel: cand.tunnel,
         found: now,
         fetched: now,
-        items: 0,
-        failures: 0,
-        nofollow: false,
+        ..PageState::new(cand.level, Kind::Leaf)
     }
 }
 

@@ -118,6 +118,34 @@ pub struct Summary {
     pub fetched_last_check: u32,
 }
 
+impl PageState {
+    /// A page of `level` and `kind` and nothing else known of it: no fields, no scores,
+    /// no fetch yet.
+    pub fn new(level: u8, kind: Kind) -> Self {
+        Self {
+            level,
+            kind,
+            why: None,
+            title: None,
+            raw_fingerprint: None,
+            link_fingerprint: None,
+            etag: None,
+            last_modified: None,
+            signature: None,
+            links: 0,
+            relevance: 0.0,
+            inherited: 0.0,
+            cash: 0.0,
+            tunnel: 0.0,
+            found: 0,
+            fetched: 0,
+            items: 0,
+            failures: 0,
+            nofollow: false,
+        }
+    }
+}
+
 impl CrawlState {
     pub fn summary(&self) -> Summary {
         let count = |k: Kind| self.pages.heads().filter(|p| p.kind == k).count();
@@ -266,25 +294,12 @@ mod tests {
 
     fn page(items: u64) -> PageState {
         PageState {
-            level: 2,
-            kind: Kind::Leaf,
-            why: None,
             title: Some("A notice".into()),
-            raw_fingerprint: None,
-            link_fingerprint: None,
-            etag: None,
-            last_modified: None,
-            signature: None,
             links: 3,
-            relevance: 0.0,
-            inherited: 0.0,
-            cash: 0.0,
-            tunnel: 0.0,
             found: 10,
             fetched: 20,
             items,
-            failures: 0,
-            nofollow: false,
+            ..PageState::new(2, Kind::Leaf)
         }
     }
 

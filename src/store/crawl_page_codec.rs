@@ -106,7 +106,7 @@ pub(super) fn put_page(out: &mut Vec<u8>, p: &PageState) {
     put_var(out, p.failures.into());
 }
 
-/// The fields of one page, as [`Pages`] asks for them: all of `fields`, as [`put_page`]
+/// The fields of one page, as [`Pages`](crate::model::crawl::Pages) asks for them: all of `fields`, as [`put_page`]
 /// wrote them.
 pub(super) fn page_at(fields: &[u8]) -> Option<PageState> {
     let mut r = fields;

@@ -1,6 +1,6 @@
-//! A deep watch's known pages ([`Pages`]): read from the store's bytes as an index (each
-//! page's URL, level and kind), a page decoded only when it is asked for; changed only
-//! through methods that note each page they hand out for change or add.
+//! A deep watch's known pages ([`Pages`]): read from the store's values as an index (each
+//! page's URL, level, kind and signature), a page decoded only when it is asked for;
+//! changed only through methods that note each page they hand out for change or add.
 
 use std::cmp::Ordering;
 use std::collections::{btree_map, BTreeMap, BTreeSet};
@@ -338,28 +338,11 @@ impl Pages {
     }
 }
 
-/// A stored page whose fields do not decode: its head, the rest as a new page's.
+/// A stored page whose fields do not decode: its head, the rest unknown.
 fn unread(at: &StoredPage) -> PageState {
     PageState {
-        level: at.level,
-        kind: at.kind,
-        why: None,
-        title: None,
-        raw_fingerprint: None,
-        link_fingerprint: None,
-        etag: None,
-        last_modified: None,
         signature: at.signature,
-        links: 0,
-        relevance: 0.0,
-        inherited: 0.0,
-        cash: 0.0,
-        tunnel: 0.0,
-        found: 0,
-        fetched: 0,
-        items: 0,
-        failures: 0,
-        nofollow: false,
+        ..PageState::new(at.level, at.kind)
     }
 }
 
@@ -407,14 +390,7 @@ mod tests {
     fn page(level: u8, kind: Kind, items: u64) -> PageState {
         PageState {
             items,
-            ..unread(&StoredPage {
-                value: 0,
-                url: 0..0,
-                fields: 0..0,
-                level,
-                kind,
-                signature: None,
-            })
+            ..PageState::new(level, kind)
         }
     }
 
