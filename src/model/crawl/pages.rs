@@ -8,7 +8,7 @@ use std::iter::Peekable;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use super::{Kind, PageState, Signature};
+use super::page::{Kind, PageState, Signature};
 
 /// Reads one page's fields from the bytes the store wrote for them; `None` if they are
 /// not such bytes. Given by the store, which owns the format.
