@@ -190,7 +190,7 @@ impl Pages {
                 .and_then(|decode| decode(self.bytes_of(p, &p.at.fields)));
             // The store checked every page's bytes as it indexed them, so a page that
             // does not decode is a fault of the store's two readers: the page is known
-            // by its level and kind, and its fields are as a new page's.
+            // by its head, the rest of its fields as unknown.
             Box::new(page.unwrap_or_else(|| unread(&p.at)))
         })
     }
