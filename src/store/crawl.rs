@@ -42,19 +42,16 @@ struct Stored {
 }
 
 impl Stored {
-    fn values(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(self.base.as_ref()).chain(self.deltas.iter().map(|(_, v)| v.as_ref()))
-    }
-
-    /// The values as sled's handles (cloned: shared, not copied).
-    fn values_shared(&self) -> impl Iterator<Item = sled::IVec> + '_ {
-        std::iter::once(self.base.clone()).chain(self.deltas.iter().map(|(_, v)| v.clone()))
+    /// The full state, then the deltas in order, as sled's handles (a clone shares the
+    /// bytes, it does not copy them).
+    fn values(&self) -> impl Iterator<Item = &sled::IVec> {
+        std::iter::once(&self.base).chain(self.deltas.iter().map(|(_, v)| v))
     }
 
     /// Each value's length and hash by `hasher`.
     fn sums(&self, hasher: &foldhash::fast::RandomState) -> Vec<(usize, u64)> {
         self.values()
-            .map(|v| (v.len(), hasher.hash_one(v)))
+            .map(|v| (v.len(), hasher.hash_one(v.as_ref())))
             .collect()
     }
 }
@@ -110,8 +107,8 @@ impl Store {
             return Ok(Some((decode(&key, &values.base)?, None)));
         }
         let shared = values
-            .values_shared()
-            .map(|v| std::sync::Arc::new(v) as crate::model::crawl::Value)
+            .values()
+            .map(|v| std::sync::Arc::new(v.clone()) as crate::model::crawl::Value)
             .collect();
         let state = crawl_codec::read_state(shared).ok_or_else(|| corrupt(id))?;
         if !with_read {
