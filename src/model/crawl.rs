@@ -57,17 +57,23 @@ pub struct Summary {
 
 impl CrawlState {
     pub fn summary(&self) -> Summary {
-        let count = |k: Kind| self.pages.heads().filter(|p| p.kind == k).count();
-        Summary {
+        // One walk over the pages' heads, which every check of a deep watch makes.
+        let mut s = Summary {
             pages: self.pages.len(),
-            lists: count(Kind::List),
-            leaves: count(Kind::Leaf),
-            hubs: count(Kind::Hub),
-            duplicates: count(Kind::Duplicate),
-            unusable: count(Kind::Unusable),
             waiting: self.frontier.len(),
             fetched_last_check: self.last_fetched,
+            ..Summary::default()
+        };
+        for head in self.pages.heads() {
+            match head.kind {
+                Kind::List => s.lists += 1,
+                Kind::Leaf => s.leaves += 1,
+                Kind::Hub => s.hubs += 1,
+                Kind::Duplicate => s.duplicates += 1,
+                Kind::Unusable => s.unusable += 1,
+            }
         }
+        s
     }
 }
 
@@ -143,7 +149,7 @@ mod pairs {
 
 #[cfg(test)]
 mod tests {
-    use super::{Digest, Kind, PageState, Pages};
+    use super::{CrawlState, Digest, Kind, PageState, Pages, Summary};
 
     fn page(items: u64) -> PageState {
         PageState {
@@ -192,6 +198,44 @@ mod tests {
         assert!(p.remove("/b").is_some());
         assert_eq!(noted(&p), ["/a", "/c", "/d", "/e"]);
         assert_eq!((p.len(), p.added()), (4, 2));
+    }
+
+    /// The summary counts each kind of known page apart, and the frontier and the last
+    /// check's fetches as they are.
+    #[test]
+    fn the_summary_counts_each_kind_of_page() {
+        let kinds = [
+            (Kind::List, 1),
+            (Kind::Leaf, 4),
+            (Kind::Hub, 2),
+            (Kind::Duplicate, 3),
+            (Kind::Unusable, 5),
+        ];
+        let mut state = CrawlState {
+            last_fetched: 7,
+            ..CrawlState::default()
+        };
+        for (kind, n) in kinds {
+            for i in 0..n {
+                state
+                    .pages
+                    .insert(format!("/{kind:?}/{i}"), PageState::new(2, kind));
+            }
+        }
+        let summary = state.summary();
+        assert_eq!(
+            summary,
+            Summary {
+                pages: 15,
+                lists: 1,
+                leaves: 4,
+                hubs: 2,
+                duplicates: 3,
+                unusable: 5,
+                waiting: 0,
+                fetched_last_check: 7,
+            }
+        );
     }
 
     /// A digest is its 32 hex digits in JSON and back, as states written before it was
