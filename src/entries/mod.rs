@@ -281,10 +281,14 @@ fn attach_labels(
         let (Some(ci), Some(cp)) = (&ctx[i], &ctx[i - 1]) else {
             continue;
         };
+        // Only a link that stands alone joins another entry: most links of a list page
+        // are in entries of several, and nothing below is read for them.
+        if entry_of[i].is_some_and(|e| size[e] != 1) {
+            continue;
+        }
         let label = roles
             .get(&ci.role)
             .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
-        let alone = entry_of[i].map_or(true, |e| size[e] == 1);
         let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
         // A download offered in several formats (a release's tarballs, a notice as PDF
         // and as DOC), side by side in one block: one entry, whatever list items or
@@ -301,7 +305,7 @@ fn attach_labels(
         // A label in an element of its own right after its entry's last link (a
         // release's "Release notes" paragraph after its list of files) joins it too.
         let near = ci.path.len() <= common + 2 && cp.path.len() <= common + 3;
-        if (label || formats) && alone && (formats || near || parent(ci) == parent(cp)) {
+        if (label || formats) && (formats || near || parent(ci) == parent(cp)) {
             if let Some(e) = entry_of[i - 1] {
                 if let Some(old) = entry_of[i] {
                     size[old] = 0;
@@ -313,19 +317,20 @@ fn attach_labels(
     }
     // Number the entries in page order, leaving out emptied ones, and let every link left
     // over stand alone.
-    let mut renumber: HashMap<usize, usize> = HashMap::default();
+    let mut renumber: Vec<Option<usize>> = vec![None; main.len()];
     let mut mains = Vec::new();
     let mut containers = Vec::new();
+    let mut push = |main: usize, container: Option<u32>| {
+        mains.push(main);
+        containers.push(container);
+        mains.len() - 1
+    };
     let entry_of = entry_of
         .into_iter()
         .enumerate()
-        .map(|(i, e)| {
-            let key = e.map_or(usize::MAX - i, |e| e);
-            *renumber.entry(key).or_insert_with(|| {
-                mains.push(e.map_or(i, |e| main[e]));
-                containers.push(e.and_then(|e| container[e]));
-                mains.len() - 1
-            })
+        .map(|(i, e)| match e {
+            Some(e) => *renumber[e].get_or_insert_with(|| push(main[e], container[e])),
+            None => push(i, None),
         })
         .collect();
     Entries {

@@ -138,6 +138,28 @@ fn news_items_keep_read_more_and_comments_with_the_heading() {
     );
 }
 
+/// A label that leads its entry (a category before each title) stays in that entry: only
+/// a label standing alone joins the link before it.
+#[test]
+fn a_label_in_an_entry_of_its_own_stays_there() {
+    let item = |n: u32| {
+        format!("<li><a href='/notices'>Notice</a> <a href='/n/{n}'>Closure of building {n} for repairs</a></li>")
+    };
+    let e = entries(&format!(
+        "<ul>{}</ul>",
+        (1..=4).map(item).collect::<String>()
+    ));
+    let want: Vec<(String, Vec<String>)> = (1..=4)
+        .map(|n| {
+            (
+                format!("/n/{n}"),
+                vec!["/notices".to_string(), format!("/n/{n}")],
+            )
+        })
+        .collect();
+    assert_eq!(e, want);
+}
+
 #[test]
 fn plain_lists_and_lists_split_by_day_give_one_entry_per_link() {
     let html = "<div class=day><h3>Monday</h3><ul><li><a href=/a>Alpha notice</a><li><a href=/b>Beta notice</a></ul></div>\
