@@ -36,8 +36,6 @@ pub mod structure;
 mod titles;
 mod urls;
 
-use std::collections::BTreeSet;
-
 use crate::hash::{HashMap, HashSet};
 
 use crate::model::Link;
@@ -115,7 +113,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
 
     let rivals = Rivals::new(links, ctx);
     let mut entry_of: Vec<Option<usize>> = vec![None; n];
-    let mut grouped: BTreeSet<usize> = BTreeSet::new();
+    let mut grouped = Grouped::new(n);
     let mut main: Vec<usize> = Vec::new();
     let mut container: Vec<Option<u32>> = Vec::new();
     for (_, r) in order {
@@ -154,9 +152,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
                     let r = *ranges.get(id as usize)?;
                     (r.0 != usize::MAX).then_some((Some(id), r))
                 })
-                .find(|&(_, (lo, hi))| {
-                    grouped.range(lo..=hi).next().is_none() && !rivals.within(lo, hi, url)
-                })
+                .find(|&(_, (lo, hi))| !grouped.any_in(lo, hi) && !rivals.within(lo, hi, url))
                 .unwrap_or((None, (m, m)));
             let e = main.len();
             main.push(m);
@@ -175,6 +171,39 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         }
     }
     attach_labels(links, &roles, ctx, entry_of, &main, &container)
+}
+
+/// Which links are grouped already, as counts a range of links is asked for in `O(log n)`
+/// (a Fenwick tree): whether the links `lo..=hi` hold one.
+struct Grouped(Vec<u32>);
+
+impl Grouped {
+    fn new(n: usize) -> Self {
+        Self(vec![0; n + 1])
+    }
+
+    /// Link `i` is grouped (once).
+    fn insert(&mut self, i: usize) {
+        let mut k = i + 1;
+        while k < self.0.len() {
+            self.0[k] += 1;
+            k += k & k.wrapping_neg();
+        }
+    }
+
+    /// Grouped links among the first `i`.
+    fn before(&self, i: usize) -> u32 {
+        let (mut k, mut sum) = (i, 0);
+        while k > 0 {
+            sum += self.0[k];
+            k &= k - 1;
+        }
+        sum
+    }
+
+    fn any_in(&self, lo: usize, hi: usize) -> bool {
+        self.before(hi + 1) > self.before(lo)
+    }
 }
 
 /// A text that reads as a title: wide, and several words (or mostly non-ASCII script,

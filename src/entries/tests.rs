@@ -533,3 +533,26 @@ proptest::proptest! {
         proptest::prop_assert_eq!(moved_slots(&old, &new), moved_slots_eager(&old, &new));
     }
 }
+
+proptest::proptest! {
+    /// The grouped links' counts answer as the set of them would: whether a range of
+    /// links holds a grouped one, after any sequence of links grouped.
+    #[test]
+    fn grouped_ranges_answer_as_the_set(
+        n in 1usize..80,
+        picks in proptest::collection::vec(0usize..80, 0..60),
+        asks in proptest::collection::vec((0usize..80, 0usize..80), 1..40),
+    ) {
+        let mut grouped = Grouped::new(n);
+        let mut set = std::collections::BTreeSet::new();
+        for i in picks.into_iter().map(|i| i % n) {
+            if set.insert(i) {
+                grouped.insert(i);
+            }
+        }
+        for (a, b) in asks {
+            let (lo, hi) = ((a % n).min(b % n), (a % n).max(b % n));
+            proptest::prop_assert_eq!(grouped.any_in(lo, hi), set.range(lo..=hi).next().is_some());
+        }
+    }
+}
