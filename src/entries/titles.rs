@@ -24,25 +24,6 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
         .flat_map(char::to_lowercase)
 }
 
-/// Whether `t`'s key ([`key_chars`]) is `key`. An ASCII title is read a byte at a time
-/// and most stop at their first letter or digit.
-fn has_key(t: &str, key: &str) -> bool {
-    if t.is_ascii() {
-        let mut k = key.bytes();
-        for b in t.bytes().filter(u8::is_ascii_alphanumeric) {
-            if k.next() != Some(b.to_ascii_lowercase()) {
-                return false;
-            }
-        }
-        return k.next().is_none();
-    }
-    key_chars(t).eq(key.chars())
-}
-
-/// A title compared and hashed by its key ([`key_chars`]), without building the key.
-#[derive(Clone, Copy)]
-struct Key<'a>(&'a str);
-
 /// The key's characters of an ASCII title, read a byte at a time: the same characters
 /// as [`key_chars`] gives, without decoding or case tables.
 fn ascii_key(t: &str) -> impl Iterator<Item = u8> + '_ {
@@ -50,6 +31,19 @@ fn ascii_key(t: &str) -> impl Iterator<Item = u8> + '_ {
         .filter(u8::is_ascii_alphanumeric)
         .map(|b| b.to_ascii_lowercase())
 }
+
+/// Whether `t`'s key ([`key_chars`]) is `key`. An ASCII title is read a byte at a time
+/// and most stop at their first letter or digit.
+fn has_key(t: &str, key: &str) -> bool {
+    if t.is_ascii() {
+        return ascii_key(t).eq(key.bytes());
+    }
+    key_chars(t).eq(key.chars())
+}
+
+/// A title compared and hashed by its key ([`key_chars`]), without building the key.
+#[derive(Clone, Copy)]
+struct Key<'a>(&'a str);
 
 impl Hash for Key<'_> {
     fn hash<H: Hasher>(&self, h: &mut H) {

@@ -149,7 +149,7 @@ mod pairs {
 
 #[cfg(test)]
 mod tests {
-    use super::{CrawlState, Digest, Kind, PageState, Pages, Summary};
+    use super::{Candidate, CrawlState, Digest, Kind, PageState, Pages, Summary};
 
     fn page(items: u64) -> PageState {
         PageState {
@@ -211,8 +211,17 @@ mod tests {
             (Kind::Duplicate, 3),
             (Kind::Unusable, 5),
         ];
+        let waiting = |url: &str| Candidate {
+            url: url.into(),
+            level: 2,
+            cash: 1.0,
+            potential: 0.5,
+            inherited: 0.5,
+            tunnel: 0.0,
+        };
         let mut state = CrawlState {
             last_fetched: 7,
+            frontier: vec![waiting("/next/1"), waiting("/next/2")],
             ..CrawlState::default()
         };
         for (kind, n) in kinds {
@@ -232,7 +241,7 @@ mod tests {
                 hubs: 2,
                 duplicates: 3,
                 unusable: 5,
-                waiting: 0,
+                waiting: 2,
                 fetched_last_check: 7,
             }
         );
