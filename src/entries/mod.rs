@@ -209,10 +209,26 @@ impl Grouped {
 /// A text that reads as a title: wide, and several words (or mostly non-ASCII script,
 /// which may not separate words), not one token such as a file name.
 fn title_like(s: &str) -> bool {
+    if s.is_ascii() {
+        // A byte at a time, as nearly every link text on most pages is.
+        let mut words = 0;
+        let mut in_word = false;
+        for b in s.bytes() {
+            let word = !ascii_space(b);
+            words += usize::from(word && !in_word);
+            in_word = word;
+        }
+        return words >= 3 && width(s) >= 20;
+    }
     let chars = s.chars().count();
     width(s) >= 20
         && (s.split_whitespace().count() >= 3
             || s.chars().filter(|c| !c.is_ascii()).count() * 2 > chars)
+}
+
+/// An ASCII byte that `char::is_whitespace` calls white space.
+fn ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
 }
 
 /// Title-like links: text of their own, in a heading or [`title_like`]. An entry's element holds
@@ -439,6 +455,9 @@ pub fn remember(known: &[u64], page: &[u64]) -> Vec<u64> {
 
 /// Display width of a title: CJK, kana and hangul count two.
 pub(crate) fn width(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.bytes().filter(|&b| !ascii_space(b)).count();
+    }
     s.chars()
         .filter(|c| !c.is_whitespace())
         .map(|c| if u32::from(c) >= 0x2E80 { 2 } else { 1 })

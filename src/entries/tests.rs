@@ -556,3 +556,22 @@ proptest::proptest! {
         }
     }
 }
+
+proptest::proptest! {
+    /// Width and title-likeness read an ASCII text a byte at a time, and give what the
+    /// character reading gives, on ASCII (control characters and all) and on any text.
+    #[test]
+    fn ascii_texts_read_as_characters_do(s in "[\\x00-\\x7f]{0,40}|[ a-z\\t\\x0b]{0,60}|.{0,30}") {
+        let by_chars: usize = s
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| if u32::from(c) >= 0x2E80 { 2 } else { 1 })
+            .sum();
+        proptest::prop_assert_eq!(width(&s), by_chars);
+        let chars = s.chars().count();
+        let title = by_chars >= 20
+            && (s.split_whitespace().count() >= 3
+                || s.chars().filter(|c| !c.is_ascii()).count() * 2 > chars);
+        proptest::prop_assert_eq!(title_like(&s), title);
+    }
+}
