@@ -297,11 +297,11 @@ impl Crawl {
         }
         // Known lists first (breadth first: by level, the longest unvisited first). Only
         // their fields are read: the pages are found by their heads.
-        let pages = &self.state.pages;
-        let mut lists: Vec<(&str, &PageState)> = pages
-            .heads()
-            .filter(|h| h.kind == Kind::List && h.level <= self.watch.depth)
-            .filter_map(|h| Some((h.url, pages.get(h.url)?)))
+        let depth = self.watch.depth;
+        let mut lists: Vec<(&str, &PageState)> = self
+            .state
+            .pages
+            .select(move |h| h.kind == Kind::List && h.level <= depth)
             .collect();
         lists.sort_by_key(|(_, p)| (p.level, p.fetched));
         let revisits: Vec<Candidate> = lists

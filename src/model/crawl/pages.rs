@@ -175,12 +175,15 @@ impl Pages {
         std::str::from_utf8(self.bytes_of(p, &p.at.url)).unwrap_or_default()
     }
 
-    fn find(&self, url: &str) -> Option<&Indexed> {
-        let i = self
-            .stored
+    /// Where the stored page of `url` is among the stored pages.
+    fn position(&self, url: &str) -> Option<usize> {
+        self.stored
             .binary_search_by(|p| self.bytes_of(p, &p.at.url).cmp(url.as_bytes()))
-            .ok()?;
-        self.stored.get(i)
+            .ok()
+    }
+
+    fn find(&self, url: &str) -> Option<&Indexed> {
+        self.stored.get(self.position(url)?)
     }
 
     fn decoded<'a>(&'a self, p: &'a Indexed) -> &'a PageState {
@@ -208,28 +211,26 @@ impl Pages {
 
     /// Each page with its URL, in URL order; decodes every stored page.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &PageState)> {
-        self.slots().map(|s| match s {
-            Slot::Stored(url, p) => (url, self.decoded(p)),
-            Slot::Owned(url, p) => (url, p),
-        })
+        self.select(|_| true)
     }
 
     /// Each page's URL, level, kind and signature, in URL order; decodes nothing.
     pub fn heads(&self) -> impl Iterator<Item = Head<'_>> {
-        self.slots().map(|s| match s {
-            Slot::Stored(url, p) => Head {
-                url,
-                level: p.at.level,
-                kind: p.at.kind,
-                signature: p.at.signature,
-            },
-            Slot::Owned(url, p) => Head {
-                url,
-                level: p.level,
-                kind: p.kind,
-                signature: p.signature,
-            },
-        })
+        self.slots().map(|s| s.head())
+    }
+
+    /// The pages whose heads `keep` takes, with their URLs, in URL order; decodes those
+    /// pages only.
+    pub fn select<'a>(
+        &'a self,
+        keep: impl Fn(&Head<'_>) -> bool + 'a,
+    ) -> impl Iterator<Item = (&'a str, &'a PageState)> + 'a {
+        self.slots()
+            .filter(move |s| keep(&s.head()))
+            .map(|s| match s {
+                Slot::Stored(url, p) => (url, self.decoded(p)),
+                Slot::Owned(url, p) => (url, p),
+            })
     }
 
     /// Each page as the store writes it, in URL order: a page not changed since the read
@@ -313,10 +314,7 @@ impl Pages {
     #[cfg(test)]
     pub fn remove(&mut self, url: &str) -> Option<PageState> {
         self.noted.remove(url);
-        let stored = self
-            .stored
-            .binary_search_by(|p| self.bytes_of(p, &p.at.url).cmp(url.as_bytes()))
-            .ok();
+        let stored = self.position(url);
         let owned = self.owned.remove(url);
         if let Some(i) = stored {
             let p = self.stored.remove(i);
@@ -350,6 +348,25 @@ fn unread(at: &StoredPage) -> PageState {
 enum Slot<'a> {
     Stored(&'a str, &'a Indexed),
     Owned(&'a str, &'a PageState),
+}
+
+impl<'a> Slot<'a> {
+    fn head(&self) -> Head<'a> {
+        match *self {
+            Slot::Stored(url, p) => Head {
+                url,
+                level: p.at.level,
+                kind: p.at.kind,
+                signature: p.at.signature,
+            },
+            Slot::Owned(url, p) => Head {
+                url,
+                level: p.level,
+                kind: p.kind,
+                signature: p.signature,
+            },
+        }
+    }
 }
 
 /// The stored pages and the owned ones merged in URL order, an owned page in place of a
@@ -479,6 +496,26 @@ mod tests {
         );
         assert_eq!(format!("{p:?}"), format!("{read:?}"));
         assert_eq!(noted_of(&p), Vec::<&str>::new());
+    }
+
+    /// The pages whose heads are kept come with their fields, in URL order, a changed
+    /// page in place of its bytes; the pages left out are not decoded.
+    #[test]
+    fn selected_pages_are_the_only_ones_decoded() {
+        let mut p = stored(&[
+            ("/a", Some(page(2, Kind::List, 1))),
+            ("/b", Some(page(2, Kind::Leaf, 2))),
+            ("/c", Some(page(3, Kind::List, 3))),
+            ("/d", Some(page(2, Kind::List, 4))),
+        ]);
+        p.get_mut("/d").expect("known").items = 40;
+        let lists: Vec<(&str, u64)> = p
+            .select(|h| h.kind == Kind::List)
+            .map(|(u, page)| (u, page.items))
+            .collect();
+        assert_eq!(lists, [("/a", 1), ("/c", 3), ("/d", 40)]);
+        let decoded: Vec<bool> = p.stored.iter().map(|i| i.page.get().is_some()).collect();
+        assert_eq!(decoded, [true, false, true, true]);
     }
 
     fn noted_of(p: &Pages) -> Vec<&str> {
