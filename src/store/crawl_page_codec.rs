@@ -118,12 +118,7 @@ pub(super) fn page_at(fields: &[u8]) -> Option<PageState> {
 /// checks (their bits, the kind, each string's UTF-8, each number's range) without
 /// building the page: its level, kind and signature.
 pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind, Option<Signature>)> {
-    let level = get_u8(r)?;
-    let kind = *KINDS.get(usize::from(get_u8(r)?))?;
-    let set = get_u32(r)?;
-    if set & !PAGE_BITS != 0 {
-        return None;
-    }
+    let (level, kind, set) = get_head(r)?;
     let present = |bit: u32| set & bit != 0;
     for bit in [WHY, TITLE] {
         if present(bit) {
@@ -141,10 +136,7 @@ pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind, Option<Signature>)> 
         }
     }
     let signature = if present(SIGNATURE) {
-        Some(Signature {
-            hash: get_fixed(r)?,
-            tokens: get_u32(r)?,
-        })
+        Some(get_signature(r)?)
     } else {
         None
     };
@@ -164,12 +156,7 @@ pub(super) fn skip_page(r: &mut &[u8]) -> Option<(u8, Kind, Option<Signature>)> 
 /// A page as [`put_page`] wrote it; with `hex_digests` (version 5), each digest a string
 /// of hex digits (one that is not reads as no digest: the page is read again).
 pub(super) fn get_page(r: &mut &[u8], hex_digests: bool) -> Option<PageState> {
-    let level = get_u8(r)?;
-    let kind = *KINDS.get(usize::from(get_u8(r)?))?;
-    let set = get_u32(r)?;
-    if set & !PAGE_BITS != 0 {
-        return None;
-    }
+    let (level, kind, set) = get_head(r)?;
     let string = |bit: u32, r: &mut &[u8]| -> Option<Option<String>> {
         if set & bit == 0 {
             return Some(None);
@@ -196,10 +183,7 @@ pub(super) fn get_page(r: &mut &[u8], hex_digests: bool) -> Option<PageState> {
     let signature = if set & SIGNATURE == 0 {
         None
     } else {
-        Some(Signature {
-            hash: get_fixed(r)?,
-            tokens: get_u32(r)?,
-        })
+        Some(get_signature(r)?)
     };
     let links = get_u32(r)?;
     let float = |bit: u32, r: &mut &[u8]| -> Option<f64> {
@@ -232,6 +216,24 @@ pub(super) fn get_page(r: &mut &[u8], hex_digests: bool) -> Option<PageState> {
         items: get_var(r)?,
         failures: get_u32(r)?,
         nofollow: set & NOFOLLOW != 0,
+    })
+}
+
+/// The start of a page's bytes, read by [`get_page`] and [`skip_page`] alike: its level,
+/// its kind and the set of its fields present (no bit beyond [`PAGE_BITS`]).
+fn get_head(r: &mut &[u8]) -> Option<(u8, Kind, u32)> {
+    let level = get_u8(r)?;
+    let kind = *KINDS.get(usize::from(get_u8(r)?))?;
+    let set = get_u32(r)?;
+    (set & !PAGE_BITS == 0).then_some((level, kind, set))
+}
+
+/// A near-duplicate signature as [`put_page`] writes it: the hash's eight bytes, then
+/// the count of tokens.
+fn get_signature(r: &mut &[u8]) -> Option<Signature> {
+    Some(Signature {
+        hash: get_fixed(r)?,
+        tokens: get_u32(r)?,
     })
 }
 
