@@ -65,9 +65,24 @@ impl App {
         self.store.size_on_disk()
     }
 
-    /// The newest `limit` items of watch `id`, newest first.
-    pub fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, AppError> {
-        Ok(self.store.items(id, limit)?)
+    /// The newest `limit` items of watch `id`, newest first, made durable to be served
+    /// ([`App::settle`]).
+    pub async fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, AppError> {
+        let items = self.store.items(id, limit)?;
+        self.settle().await?;
+        Ok(items)
+    }
+
+    /// Makes what was read from the store so far durable, before it is served: items, a
+    /// feed's stamp, a check's report (`Store::settle`). Waits on the disk off the async
+    /// workers, and only when a flush is needed.
+    pub async fn settle(&self) -> Result<(), AppError> {
+        if self.store.settled() {
+            return Ok(());
+        }
+        let store = self.store.clone();
+        crate::cpu::wait_on_disk(move || store.settle()).await?;
+        Ok(())
     }
 
     /// The OPML of the watches (those with tag `tag` when it is given), their feeds at

@@ -39,7 +39,12 @@ impl App {
                     self_path: None,
                 })
             };
-            let error = deliver(&hook, body).await.err();
+            // The items leave the process: durable first. A store that cannot write
+            // them sends nothing now; the items stay in the feed.
+            let error = match app.settle().await {
+                Ok(()) => deliver(&hook, body).await.err(),
+                Err(e) => Some(e.to_string()),
+            };
             if let Some(e) = &error {
                 tracing::warn!(id = %watch.id, webhook = %hook, error = %e, "webhook failed");
             }

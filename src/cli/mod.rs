@@ -472,6 +472,8 @@ pub fn run(cli: Cli) -> Result<(), Error> {
             if let Some(e) = &r.error {
                 return Err(Error::Failed(format!("check of {} failed: {e}", w.url)));
             }
+            // The new items are printed: durable first.
+            app.store().settle()?;
             let items: Vec<ItemJson> = r.new_items.iter().map(ItemJson::from).collect();
             print::checked(out, &items, r.baseline)?;
         }

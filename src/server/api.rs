@@ -115,6 +115,8 @@ async fn check(
     let dry_run = q.dry_run.unwrap_or(false);
     let r = app.check(&w, dry_run).await?;
     if !dry_run {
+        // Its new items are in the answer: durable first.
+        app.settle().await?;
         app.wake_runner();
         app.notify(&w, &r);
     }
@@ -146,7 +148,7 @@ async fn items(
     Path(id): Path<String>,
 ) -> Result<Json<Vec<ItemJson>>, ApiError> {
     let w = find(&app, &id)?;
-    let items = app.items(&w.id, app.config().feed.max_items)?;
+    let items = app.items(&w.id, app.config().feed.max_items).await?;
     Ok(Json(items.iter().map(ItemJson::from).collect()))
 }
 

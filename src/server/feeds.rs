@@ -259,7 +259,7 @@ async fn feed(
     let id = &key.0;
     let watch = app.watch(id)?.ok_or_else(not_found)?;
     let state = app.state(id)?;
-    let mut items = app.items(id, app.config().feed.max_items)?;
+    let mut items = app.items(id, app.config().feed.max_items).await?;
     // One item per id (= per link), whatever the store holds: a feed never repeats one.
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));
@@ -383,7 +383,7 @@ async fn tag_feed(
             continue;
         }
         found = true;
-        items.extend(app.items(&w.id, max)?);
+        items.extend(app.items(&w.id, max).await?);
         if let Some(s) = app.state(&w.id)? {
             items.extend(error_item(&app, &base.0, &w, &s));
         }

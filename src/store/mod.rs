@@ -2,8 +2,10 @@
 //!
 //! One sled tree holds watches, their check state, their last link array, their items,
 //! the URLs each watch has seen and the due index (layout in `keys.rs`). A check's
-//! results are written by [`Store::commit_check`] in one atomic batch and flushed to disk
-//! before it returns, so an item is never served before it is durable, and a crash at any
+//! results are written by [`Store::commit_check`] in one atomic batch. What a reader
+//! serves (items, a feed's stamp, a check's report) it first makes durable with
+//! [`Store::settle`], which flushes only when a commit that brought something to serve
+//! is not yet on disk: an item is never served before it is durable, and a crash at any
 //! moment loses no item that was already served.
 //!
 //! May use: analysis, config, hash, model, schedule, state.
@@ -25,6 +27,7 @@ pub mod pg;
 mod reference;
 mod scan;
 mod seen;
+mod settle;
 mod stamp;
 mod state;
 pub mod transfer;
@@ -126,6 +129,8 @@ struct Shared {
     compaction: compact::Compaction,
     /// Items kept per watch, the newest (`feed.max_items`; `items.rs`).
     items_kept: std::sync::atomic::AtomicU64,
+    /// Commits that brought something to serve, and which of them are on disk.
+    settle: settle::Settle,
 }
 
 impl std::fmt::Debug for Store {
@@ -357,9 +362,10 @@ impl Store {
         Ok(true)
     }
 
-    /// Writes a check's results and the watch's new state in one atomic batch, and
-    /// flushes it to disk when it holds new items (so nothing is served before it is
-    /// durable). `prev` is the state the check started from.
+    /// Writes a check's results and the watch's new state in one atomic batch. When it
+    /// holds something to serve (new items, what a feed says), it is counted for
+    /// [`Store::settle`]: a reader flushes it before serving it. `prev` is the state the
+    /// check started from.
     fn commit_check_unguarded(
         &self,
         id: &WatchId,
@@ -444,16 +450,36 @@ impl Store {
             &record.new_items,
             &record.retitled,
         )?;
+        // Durable before a reader serves it (`settle`), or with sled's own flush within
+        // half a second. A crash before either loses the whole batch: the next check
+        // compares the page with the array before, whose URLs include every item served
+        // so far, so nothing served is lost or emitted twice.
+        let pending = served.then(|| self.shared.settle.begin());
         self.db()?.apply_batch(batch)?;
-        // Durable before a feed can show it. The rest (a new link array, a deep watch's
-        // pages, the seen set, the schedule) reaches the disk with sled's own flush within
-        // half a second: a crash before that makes the next check compare the page with
-        // the array before, whose URLs include every item served so far, so nothing is
-        // emitted twice.
-        if served {
-            self.db()?.flush()?;
+        if let Some(p) = pending {
+            p.applied();
         }
         Ok(())
+    }
+
+    /// Makes durable every commit whose items, feed stamp or report a reader has read:
+    /// called after reading and before serving. Flushes only when a commit that brought
+    /// something to serve may not be on disk yet (`settle.rs` says why that is enough).
+    /// PostgreSQL: its commits are durable when they return.
+    pub fn settle(&self) -> Result<(), StoreError> {
+        if self.settled() {
+            return Ok(());
+        }
+        let covered = self.shared.settle.covered();
+        self.flush()?;
+        self.shared.settle.flushed(covered);
+        Ok(())
+    }
+
+    /// Whether [`Store::settle`] has nothing to do: an async caller asks before it hands
+    /// the flush to a thread that may wait on the disk.
+    pub fn settled(&self) -> bool {
+        self.pg.is_some() || !self.shared.settle.needed()
     }
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use super::{
-    compact, gate, health, keys, CompactPolicy, Shared, Store, StoreError, SCHEMA_VERSION,
+    compact, gate, health, keys, settle, CompactPolicy, Shared, Store, StoreError, SCHEMA_VERSION,
 };
 
 impl Shared {
@@ -22,6 +22,7 @@ impl Shared {
             gate: gate::Gate::default(),
             compaction,
             items_kept: std::sync::atomic::AtomicU64::new(crate::model::DEFAULT_ITEMS_KEPT),
+            settle: settle::Settle::default(),
         }
     }
 }

@@ -3,11 +3,11 @@ use super::*;
 use crate::model::{Item, Status};
 use crate::schedule::Adaptive;
 
-fn watch(url: &str) -> Watch {
+pub(super) fn watch(url: &str) -> Watch {
     Watch::of_url(url, 100)
 }
 
-fn state(next: i64) -> WatchState {
+pub(super) fn state(next: i64) -> WatchState {
     WatchState::new(
         next,
         Adaptive {
@@ -18,7 +18,7 @@ fn state(next: i64) -> WatchState {
     )
 }
 
-fn item(url: &str, t: i64) -> Item {
+pub(super) fn item(url: &str, t: i64) -> Item {
     Item {
         id: Item::id_for(url),
         title: format!("title of {url}"),

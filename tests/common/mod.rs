@@ -87,6 +87,11 @@ impl Drop for ServeProcess {
 /// `dir/data`, private addresses allowed, no per-host delay, checks a day apart) and waits
 /// until it answers.
 pub async fn start_serve(dir: &std::path::Path) -> ServeProcess {
+    start_serve_with(dir, "initial_interval = \"1d\"\nmin_interval = \"1d\"\n").await
+}
+
+/// [`start_serve`] with these lines of the `[schedule]` table instead.
+pub async fn start_serve_with(dir: &std::path::Path, schedule: &str) -> ServeProcess {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .expect("bind")
         .local_addr()
@@ -98,7 +103,7 @@ pub async fn start_serve(dir: &std::path::Path) -> ServeProcess {
         format!(
             "[server]\nlisten = \"127.0.0.1:{port}\"\nbase_url = \"http://127.0.0.1:{port}\"\n\
              [storage]\npath = {:?}\n[fetch]\nallow_private_addresses = true\n\
-             per_host_delay_ms = 0\n[schedule]\ninitial_interval = \"1d\"\nmin_interval = \"1d\"\n",
+             per_host_delay_ms = 0\n[schedule]\n{schedule}",
             dir.join("data").display().to_string()
         ),
     )

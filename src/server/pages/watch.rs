@@ -116,7 +116,7 @@ pub(super) async fn watch_page(
     let ctx = Ctx::new(&app, &headers);
     let w = find(&app, &id)?;
     let s = app.state(&w.id)?;
-    let items = app.items(&w.id, PAGE_ITEMS)?;
+    let items = app.items(&w.id, PAGE_ITEMS).await?;
     let crawl = s.as_ref().and_then(|s| s.crawl);
     let tz = app.tz_for(&w);
     let body = html! {
