@@ -123,6 +123,75 @@ async fn an_item_a_feed_showed_survives_sigkill_when_the_scheduler_found_it() {
     assert_eq!(feed_links(&client, &server.base, &id).await, shown);
 }
 
+/// A webhook receiver on 127.0.0.1: answers 200 and counts the deliveries.
+async fn hook() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let got = std::sync::Arc::new(AtomicUsize::new(0));
+    let g = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move || {
+            g.fetch_add(1, Ordering::SeqCst);
+            async { axum::http::StatusCode::OK }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
+    (format!("http://{addr}/hook"), got)
+}
+
+/// A webhook is sent only once its items are on disk: killed the moment the delivery
+/// arrives, the process comes back with the item, which the page no longer holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_item_a_webhook_sent_survives_sigkill() {
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let client = reqwest::Client::new();
+    let every_second = "initial_interval = \"1s\"\nmin_interval = \"1s\"\nmax_interval = \"1s\"\n";
+    let server = common::start_serve_with(dir.path(), every_second).await;
+    let id = common::add_watch(&client, &server.base, &site.url()).await;
+    let (url, got) = hook().await;
+    let r = client
+        .patch(format!("{}/api/watches/{id}", server.base))
+        .json(&serde_json::json!({ "webhook": url }))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(r.status(), 200);
+    for _ in 0..200 {
+        if site.requests() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(site.requests() >= 2, "the scheduler checks every second");
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
+    for _ in 0..1000 {
+        if got.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        got.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "delivered"
+    );
+    site.set(&[("A", "/n/1"), ("B", "/n/2")]);
+    let mut server = server;
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().expect("wait");
+    drop(server);
+    let server = common::start_serve(dir.path()).await;
+    assert_eq!(
+        feed_links(&client, &server.base, &id).await,
+        [site.url_of("/n/3")]
+    );
+}
+
 #[tokio::test]
 async fn sigterm_shuts_down_cleanly_and_keeps_data() {
     let site = Site::start(&[("A", "/n/1")]).await;
