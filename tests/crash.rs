@@ -28,6 +28,48 @@ async fn check(client: &reqwest::Client, base: &str, id: &str) -> serde_json::Va
         .expect("json")
 }
 
+/// SIGKILL, then `sitefeed serve` again on the same data directory.
+async fn kill_and_restart(
+    mut server: common::ServeProcess,
+    dir: &std::path::Path,
+) -> common::ServeProcess {
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().expect("wait");
+    drop(server);
+    common::start_serve(dir).await
+}
+
+/// `sitefeed serve` checking every second, with a watch on `site` (and `webhook`, when
+/// given) whose page is recorded as it is: a second fetch came, so the first check has
+/// committed. Returns the server and the watch's id.
+async fn checked_every_second(
+    site: &Site,
+    dir: &std::path::Path,
+    client: &reqwest::Client,
+    webhook: Option<&str>,
+) -> (common::ServeProcess, String) {
+    let every_second = "initial_interval = \"1s\"\nmin_interval = \"1s\"\nmax_interval = \"1s\"\n";
+    let server = common::start_serve_with(dir, every_second).await;
+    let id = common::add_watch(client, &server.base, &site.url()).await;
+    if let Some(url) = webhook {
+        let r = client
+            .patch(format!("{}/api/watches/{id}", server.base))
+            .json(&serde_json::json!({ "webhook": url }))
+            .send()
+            .await
+            .expect("patch");
+        assert_eq!(r.status(), 200);
+    }
+    for _ in 0..200 {
+        if site.requests() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(site.requests() >= 2, "the scheduler checks every second");
+    (server, id)
+}
+
 #[tokio::test]
 async fn items_survive_sigkill_and_are_not_emitted_twice() {
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
@@ -54,11 +96,7 @@ async fn items_survive_sigkill_and_are_not_emitted_twice() {
     assert_eq!(before, [site.url_of("/n/3")]);
 
     // Kill without warning, and restart on the same data directory.
-    let mut server = server;
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().expect("wait");
-    drop(server);
-    let server = common::start_serve(dir.path()).await;
+    let server = kill_and_restart(server, dir.path()).await;
     assert_eq!(
         feed_links(&client, &server.base, &id).await,
         before,
@@ -88,17 +126,7 @@ async fn an_item_a_feed_showed_survives_sigkill_when_the_scheduler_found_it() {
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
-    let every_second = "initial_interval = \"1s\"\nmin_interval = \"1s\"\nmax_interval = \"1s\"\n";
-    let server = common::start_serve_with(dir.path(), every_second).await;
-    let id = common::add_watch(&client, &server.base, &site.url()).await;
-    // The page recorded as it is (a second fetch: the first check has committed).
-    for _ in 0..200 {
-        if site.requests() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(site.requests() >= 2, "the scheduler checks every second");
+    let (server, id) = checked_every_second(&site, dir.path(), &client, None).await;
     site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     // (before its first item, a feed shows one that points at the page)
     let mut shown = Vec::new();
@@ -115,32 +143,8 @@ async fn an_item_a_feed_showed_survives_sigkill_when_the_scheduler_found_it() {
         "the scheduler found the new entry"
     );
     site.set(&[("A", "/n/1"), ("B", "/n/2")]);
-    let mut server = server;
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().expect("wait");
-    drop(server);
-    let server = common::start_serve(dir.path()).await;
+    let server = kill_and_restart(server, dir.path()).await;
     assert_eq!(feed_links(&client, &server.base, &id).await, shown);
-}
-
-/// A webhook receiver on 127.0.0.1: answers 200 and counts the deliveries.
-async fn hook() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let got = std::sync::Arc::new(AtomicUsize::new(0));
-    let g = got.clone();
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move || {
-            g.fetch_add(1, Ordering::SeqCst);
-            async { axum::http::StatusCode::OK }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
-    (format!("http://{addr}/hook"), got)
 }
 
 /// A webhook is sent only once its items are on disk: killed the moment the delivery
@@ -150,42 +154,18 @@ async fn an_item_a_webhook_sent_survives_sigkill() {
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
-    let every_second = "initial_interval = \"1s\"\nmin_interval = \"1s\"\nmax_interval = \"1s\"\n";
-    let server = common::start_serve_with(dir.path(), every_second).await;
-    let id = common::add_watch(&client, &server.base, &site.url()).await;
-    let (url, got) = hook().await;
-    let r = client
-        .patch(format!("{}/api/watches/{id}", server.base))
-        .json(&serde_json::json!({ "webhook": url }))
-        .send()
-        .await
-        .expect("patch");
-    assert_eq!(r.status(), 200);
-    for _ in 0..200 {
-        if site.requests() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(site.requests() >= 2, "the scheduler checks every second");
+    let (url, got) = common::hook(vec![200]).await;
+    let (server, id) = checked_every_second(&site, dir.path(), &client, Some(&url)).await;
     site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     for _ in 0..1000 {
-        if got.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+        if !got.lock().expect("lock").is_empty() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert_eq!(
-        got.load(std::sync::atomic::Ordering::SeqCst),
-        1,
-        "delivered"
-    );
+    assert_eq!(got.lock().expect("lock").len(), 1, "delivered");
     site.set(&[("A", "/n/1"), ("B", "/n/2")]);
-    let mut server = server;
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().expect("wait");
-    drop(server);
-    let server = common::start_serve(dir.path()).await;
+    let server = kill_and_restart(server, dir.path()).await;
     assert_eq!(
         feed_links(&client, &server.base, &id).await,
         [site.url_of("/n/3")]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{feed_entries, get_text, json, notices, parsed_feed, refs, Site};
+use common::{feed_entries, get_text, hook, json, notices, parsed_feed, refs, Site};
 use reqwest::Client;
 use serde_json::Value;
 use sitefeed::schedule::clock::Clock;
@@ -747,37 +747,6 @@ async fn tags_filters_tag_feeds_and_opml_folders() {
     let page = get_text(&c, &format!("{base}/?exists={ida}")).await;
     assert!(page.contains("Already watched"), "{page}");
     assert!(page.contains(&format!("href=\"/watches/{ida}\"")));
-}
-
-/// A webhook receiver: answers with the statuses given in turn (then the last one), and
-/// keeps the bodies it got.
-async fn hook(statuses: Vec<u16>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use axum::routing::post;
-    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let g = got.clone();
-    let app = axum::Router::new().route(
-        "/hook",
-        post(move |body: String| {
-            let g = g.clone();
-            let statuses = statuses.clone();
-            async move {
-                let mut v = g.lock().expect("lock");
-                v.push(body);
-                let s = statuses
-                    .get(v.len() - 1)
-                    .or(statuses.last())
-                    .copied()
-                    .unwrap_or(200);
-                axum::http::StatusCode::from_u16(s).expect("status")
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
-    (format!("http://{addr}/hook"), got)
 }
 
 async fn webhook_outcome(c: &Client, base: &str, id: &str) -> Value {

@@ -220,3 +220,34 @@ pub fn notices(n: usize) -> Vec<(String, String)> {
 pub fn refs(v: &[(String, String)]) -> Vec<(&str, &str)> {
     v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
 }
+
+/// A webhook receiver: answers with the statuses given in turn (then the last one), and
+/// keeps the bodies it got.
+pub async fn hook(statuses: Vec<u16>) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use axum::routing::post;
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let g = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move |body: String| {
+            let g = g.clone();
+            let statuses = statuses.clone();
+            async move {
+                let mut v = g.lock().expect("lock");
+                v.push(body);
+                let s = statuses
+                    .get(v.len() - 1)
+                    .or(statuses.last())
+                    .copied()
+                    .unwrap_or(200);
+                axum::http::StatusCode::from_u16(s).expect("status")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
+    (format!("http://{addr}/hook"), got)
+}

@@ -22,8 +22,8 @@ use sitefeed::schedule::clock::ManualClock;
 use sitefeed::{App, Config};
 
 pub use http::{
-    client, csrf_field, feed_entries, feed_titles, get_text, json, notices, parsed_feed, post_json,
-    refs, Answer, Browser,
+    client, csrf_field, feed_entries, feed_titles, get_text, hook, json, notices, parsed_feed,
+    post_json, refs, Answer, Browser,
 };
 pub use raw::{raw_server, raw_server_logged, Misbehave};
 pub use site::{escape, list, list_page, Canned, Hit, Site};
