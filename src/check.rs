@@ -68,6 +68,8 @@ pub struct CheckReport {
     /// Pages of its site a deep watch fetched beyond its own page.
     pub site_pages: u32,
     pub next_check: i64,
+    /// Taken before the check began: what serves its report settles it (`Store::settle`).
+    pub reading: crate::store::Reading,
 }
 
 #[allow(

@@ -261,3 +261,45 @@ impl Drop for Unmount {
             .status();
     }
 }
+
+/// A check's items, read before a reopen that may have dropped them (the store is
+/// reopened from its files after a storage failure), are not settled after it: its
+/// answer or webhook would show an item the store may no longer hold. A check made after
+/// the reopen settles as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_check_found_before_a_reopen_is_not_served_after_it() {
+    let _serial = SERIAL.lock().await;
+    let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app(dir.path());
+    let (w, _) = app
+        .add_watch(&NewWatch {
+            url: site.url(),
+            ..Default::default()
+        })
+        .expect("add");
+    app.check(&w, false).await.expect("baseline");
+    site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
+    let found = app.check(&w, false).await.expect("check");
+    assert_eq!(found.new_items.len(), 1);
+
+    // Writes fail; the recovery reopens the store (twice: the drill still runs at the
+    // first try, which fails).
+    app.store().simulate_full_disk(true);
+    assert!(app.store().recover().is_err());
+    app.store().simulate_full_disk(false);
+    app.store().recover().expect("recovered");
+    assert!(matches!(
+        app.settle(found.reading).await,
+        Err(sitefeed::app::AppError::Store(
+            sitefeed::store::StoreError::Reopened
+        ))
+    ));
+
+    site.set(&[("D", "/n/4"), ("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
+    let after = app.check(&w, false).await.expect("check after the reopen");
+    assert!(!after.new_items.is_empty(), "{:?}", after.new_items);
+    app.settle(after.reading)
+        .await
+        .expect("a check after the reopen settles");
+}

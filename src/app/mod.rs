@@ -275,6 +275,7 @@ impl App {
             }
         }
         let started = std::time::Instant::now();
+        let reading = self.store.reading();
         let sched = self.schedule_for(watch);
         let settings = check::Settings {
             sched: &sched,
@@ -292,7 +293,7 @@ impl App {
         )
         .await;
         let report = match report {
-            Ok(r) => r,
+            Ok(r) => CheckReport { reading, ..r },
             Err(e) => {
                 // Not committed: the hand-out of the watch ends (PostgreSQL).
                 if !dry_run {

@@ -6,6 +6,7 @@ use super::{App, AppError};
 use crate::dto::{CheckLogJson, FeedUrls, RenderJson, ScheduleJson, WatchJson};
 use crate::model::{rfc3339, Item, Watch, WatchId};
 use crate::state::{FeedStamp, WatchState};
+use crate::store::Reading;
 
 impl App {
     /// The links of `watch`'s page as it is now, each with what the next check would make
@@ -68,20 +69,21 @@ impl App {
     /// The newest `limit` items of watch `id`, newest first, made durable to be served
     /// ([`App::settle`]).
     pub async fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, AppError> {
+        let reading = self.store.reading();
         let items = self.store.items(id, limit)?;
-        self.settle().await?;
+        self.settle(reading).await?;
         Ok(items)
     }
 
-    /// Makes what was read from the store so far durable, before it is served: items, a
-    /// feed's stamp, a check's report (`Store::settle`). Waits on the disk off the async
-    /// workers, and only when a flush is needed.
-    pub async fn settle(&self) -> Result<(), AppError> {
-        if self.store.settled() {
+    /// Makes what was read from the store since `reading` durable, before it is served:
+    /// items, a feed's stamp, a check's report (`Store::settle`). Waits on the disk off
+    /// the async workers, and only when a flush is needed.
+    pub async fn settle(&self, reading: Reading) -> Result<(), AppError> {
+        if self.store.settled(reading) {
             return Ok(());
         }
         let store = self.store.clone();
-        crate::cpu::wait_on_disk(move || store.settle()).await?;
+        crate::cpu::wait_on_disk(move || store.settle(reading)).await?;
         Ok(())
     }
 

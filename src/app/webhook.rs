@@ -20,7 +20,7 @@ impl App {
         }
         let app = self.clone();
         let watch = watch.clone();
-        let items = report.new_items.clone();
+        let (items, reading) = (report.new_items.clone(), report.reading);
         tokio::spawn(async move {
             let body = {
                 let title =
@@ -41,7 +41,7 @@ impl App {
             };
             // The items leave the process: durable first. A store that cannot write
             // them sends nothing now; the items stay in the feed.
-            let error = match app.settle().await {
+            let error = match app.settle(reading).await {
                 Ok(()) => deliver(&hook, body).await.err(),
                 Err(e) => Some(e.to_string()),
             };

@@ -473,7 +473,7 @@ pub fn run(cli: Cli) -> Result<(), Error> {
                 return Err(Error::Failed(format!("check of {} failed: {e}", w.url)));
             }
             // The new items are printed: durable first.
-            app.store().settle()?;
+            app.store().settle(r.reading)?;
             let items: Vec<ItemJson> = r.new_items.iter().map(ItemJson::from).collect();
             print::checked(out, &items, r.baseline)?;
         }

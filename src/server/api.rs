@@ -116,7 +116,7 @@ async fn check(
     let r = app.check(&w, dry_run).await?;
     if !dry_run {
         // Its new items are in the answer: durable first.
-        app.settle().await?;
+        app.settle(r.reading).await?;
         app.wake_runner();
         app.notify(&w, &r);
     }

@@ -38,7 +38,10 @@ impl StoreError {
     /// Whether this error means the storage refuses writes (a full disk, an I/O error),
     /// as opposed to a bad record or a missing watch.
     pub fn is_storage(&self) -> bool {
-        matches!(self, Self::Db(_) | Self::Closed | Self::Pg(_))
+        matches!(
+            self,
+            Self::Db(_) | Self::Closed | Self::Reopened | Self::Pg(_)
+        )
     }
 
     /// Whether this error means the disk (or quota) is full.

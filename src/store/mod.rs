@@ -5,8 +5,9 @@
 //! results are written by [`Store::commit_check`] in one atomic batch. What a reader
 //! serves (items, a feed's stamp, a check's report) it first makes durable with
 //! [`Store::settle`], which flushes only when a commit that brought something to serve
-//! is not yet on disk: an item is never served before it is durable, and a crash at any
-//! moment loses no item that was already served.
+//! is not yet on disk, and fails when a reopen after a storage failure may have dropped
+//! what was read ([`Reading`]): an item is never served before it is durable, and a
+//! crash at any moment loses no item that was already served.
 //!
 //! May use: analysis, config, hash, model, schedule, state.
 
@@ -38,6 +39,7 @@ pub use crawl::CrawlRead;
 pub use keys::url_hash as seen_key;
 pub use links::{LinksRead, ReadLinks};
 pub use seen::SeenCache;
+pub use settle::Reading;
 pub use stamp::Usage;
 pub use state::{CheckRecord, CrawlRecord, WatchHistory};
 
@@ -84,6 +86,8 @@ pub enum StoreError {
     NoWatch(WatchId),
     #[error("the store is closed while it is reopened after a storage failure")]
     Closed,
+    #[error("the store was reopened after a storage failure since this was read: it may not have been saved")]
+    Reopened,
     #[error("database error: {0}")]
     Pg(String),
     #[error("the lease on host {host} moved to another node: this node's check is not saved")]
@@ -462,24 +466,35 @@ impl Store {
         Ok(())
     }
 
-    /// Makes durable every commit whose items, feed stamp or report a reader has read:
-    /// called after reading and before serving. Flushes only when a commit that brought
-    /// something to serve may not be on disk yet (`settle.rs` says why that is enough).
-    /// PostgreSQL: its commits are durable when they return.
-    pub fn settle(&self) -> Result<(), StoreError> {
-        if self.settled() {
+    /// Makes durable every commit whose items, feed stamp or report a reader has read
+    /// since `reading` ([`Store::reading`]): called before serving. Flushes only when a
+    /// commit that brought something to serve may not be on disk yet, and fails after a
+    /// reopen that may have dropped one ([`StoreError::Reopened`]); `settle.rs` says why
+    /// that is enough. PostgreSQL: its commits are durable when they return.
+    pub fn settle(&self, reading: Reading) -> Result<(), StoreError> {
+        if self.settled(reading) {
             return Ok(());
         }
         let covered = self.shared.settle.covered();
         self.flush()?;
         self.shared.settle.flushed(covered);
+        // A reopen before the flush ended: the flush wrote the new database.
+        if self.shared.settle.lost_since(reading) {
+            return Err(StoreError::Reopened);
+        }
         Ok(())
+    }
+
+    /// Taken by a reader before it reads what it will serve, for [`Store::settle`].
+    pub fn reading(&self) -> Reading {
+        self.shared.settle.reading()
     }
 
     /// Whether [`Store::settle`] has nothing to do: an async caller asks before it hands
     /// the flush to a thread that may wait on the disk.
-    pub fn settled(&self) -> bool {
-        self.pg.is_some() || !self.shared.settle.needed()
+    pub fn settled(&self, reading: Reading) -> bool {
+        self.pg.is_some()
+            || !(self.shared.settle.needed() || self.shared.settle.lost_since(reading))
     }
 
     /// Ids of up to `limit` watches due at or before `now`, earliest first.

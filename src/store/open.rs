@@ -89,6 +89,7 @@ impl Store {
             return Ok(());
         };
         let _closed = self.shared.gate.close()?;
+        self.shared.settle.reopening();
         let mut slot = self
             .shared
             .db

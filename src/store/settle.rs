@@ -16,6 +16,13 @@
 //! before, is seen too (all four are sequentially consistent): `applied` is above
 //! `flushed` unless a flush began after the raise, so after the batch was applied, and
 //! sled's flush writes every batch applied before it began.
+//!
+//! **A reopen.** After a storage failure the database is closed and opened again from
+//! its files ([`super::Store::recover`]): a commit applied and not yet flushed is gone
+//! with the old one. A reader that read it and settles after the reopen would flush the
+//! new database and serve what it holds no more. So a reader takes a [`Reading`] before
+//! it reads, and settling fails when a reopen that may have dropped a served commit
+//! came since.
 
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
@@ -26,7 +33,14 @@ pub(super) struct Settle {
     in_flight: AtomicU64,
     applied: AtomicU64,
     flushed: AtomicU64,
+    /// Reopens of the database that may have dropped a served commit.
+    lost: AtomicU64,
 }
+
+/// Taken before a reader reads what it will serve, and handed to
+/// [`super::Store::settle`]: which reopens the reader knew of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reading(u64);
 
 /// A served commit under way: [`Pending::applied`] once its batch is in the tree;
 /// dropped without it (the batch failed), it only ends.
@@ -53,6 +67,24 @@ impl Settle {
     /// A flush that began after `covered` was read has ended.
     pub(super) fn flushed(&self, covered: u64) {
         self.flushed.fetch_max(covered, SeqCst);
+    }
+
+    /// A reader is about to read what it will serve.
+    pub(super) fn reading(&self) -> Reading {
+        Reading(self.lost.load(SeqCst))
+    }
+
+    /// The database is reopened, no commit under way (its gate is closed): what was
+    /// applied and not flushed may be gone with the old one.
+    pub(super) fn reopening(&self) {
+        if self.needed() {
+            self.lost.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// Whether a reopen since `reading` may have dropped something the reader read.
+    pub(super) fn lost_since(&self, reading: Reading) -> bool {
+        self.lost.load(SeqCst) != reading.0
     }
 }
 
@@ -100,6 +132,65 @@ mod tests {
         assert!(!s.needed());
     }
 
+    #[test]
+    fn a_reopen_with_a_commit_not_flushed_fails_the_readings_made_before_it() {
+        let s = Settle::default();
+        let before = s.reading();
+        s.reopening(); // nothing applied: nothing lost
+        assert!(!s.lost_since(before));
+        s.begin().applied();
+        let read = s.reading();
+        s.reopening();
+        assert!(s.lost_since(read));
+        assert!(!s.lost_since(s.reading()), "a reading after the reopen");
+    }
+
+    #[test]
+    fn what_was_read_before_a_reopen_that_dropped_a_commit_is_never_settled() {
+        use crate::store::tests::{item, state, watch};
+        use crate::store::{CheckRecord, Store, StoreError};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = Store::open(dir.path(), 1 << 20).expect("open");
+        let w = watch("http://a.example/");
+        s.insert_watch(&w, &state(10)).expect("insert");
+        let mut n = 0;
+        let mut commit_an_item = || {
+            n += 1;
+            let prev = s.state(&w.id).expect("state").expect("present");
+            let mut next = prev.clone();
+            next.item_seq += 1;
+            let record = CheckRecord {
+                new_items: vec![item(&format!("http://a.example/n/{n}"), 30 + n)],
+                ..CheckRecord::default()
+            };
+            s.commit_check(&w.id, &prev, &next, &record)
+                .expect("commit");
+        };
+
+        // Read, then the reopen, then settled: by this reader alone, and after another
+        // reader settled the new database.
+        commit_an_item();
+        let alone = s.reading();
+        assert_eq!(s.items(&w.id, 10).expect("items").len(), 1);
+        let after_another = s.reading();
+        s.reopen().expect("reopen");
+        assert!(matches!(s.settle(alone), Err(StoreError::Reopened)));
+        let later = s.reading();
+        s.items(&w.id, 10).expect("items");
+        s.settle(later).expect("a reading after the reopen settles");
+        assert!(!s.settled(after_another));
+        assert!(matches!(s.settle(after_another), Err(StoreError::Reopened)));
+
+        // A reopen with every served commit on disk drops none of them.
+        commit_an_item();
+        let settled = s.reading();
+        s.items(&w.id, 10).expect("items");
+        s.settle(settled).expect("settle");
+        let before = s.reading();
+        s.reopen().expect("reopen");
+        s.settle(before).expect("nothing was lost");
+    }
+
     /// Copies the files of an open store, as a crash would leave them (the process gone,
     /// what it wrote kept), into a directory of their own.
     fn files_now(from: &std::path::Path, to: &std::path::Path) {
@@ -123,7 +214,7 @@ mod tests {
         let s = Store::open(dir.path(), 1 << 20).expect("open");
         let w = watch("http://a.example/");
         s.insert_watch(&w, &state(10)).expect("insert");
-        assert!(s.settled(), "the insert flushed itself");
+        assert!(s.settled(s.reading()), "the insert flushed itself");
 
         // A check with nothing to serve is not waited for.
         let prev = s.state(&w.id).expect("state").expect("present");
@@ -131,7 +222,7 @@ mod tests {
         next.next_check = 20;
         s.commit_check(&w.id, &prev, &next, &CheckRecord::default())
             .expect("commit");
-        assert!(s.settled());
+        assert!(s.settled(s.reading()));
 
         // One with an item is, until a reader settles it.
         let mut after = next.clone();
@@ -142,10 +233,11 @@ mod tests {
         };
         s.commit_check(&w.id, &next, &after, &record)
             .expect("commit");
-        assert!(!s.settled());
+        assert!(!s.settled(s.reading()));
+        let reading = s.reading();
         let served = s.items(&w.id, 10).expect("items");
-        s.settle().expect("settle");
-        assert!(s.settled());
+        s.settle(reading).expect("settle");
+        assert!(s.settled(s.reading()));
 
         let crashed = tempfile::tempdir().expect("tempdir");
         files_now(dir.path(), crashed.path());
