@@ -40,6 +40,18 @@ impl Log {
     }
 }
 
+/// A watch on `site`'s page, the page recorded as it is (the baseline).
+async fn baselined(app: &sitefeed::app::App, site: &Site) -> sitefeed::model::Watch {
+    let (w, _) = app
+        .add_watch(&NewWatch {
+            url: site.url(),
+            ..Default::default()
+        })
+        .expect("add");
+    app.check(&w, false).await.expect("baseline");
+    w
+}
+
 async fn get(c: &reqwest::Client, url: String) -> (u16, String) {
     let r = c.get(url).send().await.expect("get");
     (r.status().as_u16(), r.text().await.expect("text"))
@@ -192,13 +204,7 @@ async fn a_real_full_tmpfs_fails_writes_and_recovers_after_space_returns() {
     let unmount = Unmount(mnt.clone());
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let (app, clock) = common::app(&mnt.join("data"));
-    let (w, _) = app
-        .add_watch(&NewWatch {
-            url: site.url(),
-            ..Default::default()
-        })
-        .expect("add");
-    app.check(&w, false).await.expect("baseline");
+    let w = baselined(&app, &site).await;
     // Fill the disk.
     let filler = mnt.join("filler");
     {
@@ -272,13 +278,7 @@ async fn what_a_check_found_before_a_reopen_is_not_served_after_it() {
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app(dir.path());
-    let (w, _) = app
-        .add_watch(&NewWatch {
-            url: site.url(),
-            ..Default::default()
-        })
-        .expect("add");
-    app.check(&w, false).await.expect("baseline");
+    let w = baselined(&app, &site).await;
     site.set(&[("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let found = app.check(&w, false).await.expect("check");
     assert_eq!(found.new_items.len(), 1);

@@ -145,14 +145,21 @@ mod tests {
         assert!(!s.lost_since(s.reading()), "a reading after the reopen");
     }
 
-    #[test]
-    fn what_was_read_before_a_reopen_that_dropped_a_commit_is_never_settled() {
-        use crate::store::tests::{item, state, watch};
-        use crate::store::{CheckRecord, Store, StoreError};
+    /// A store in a directory of its own, holding one watch.
+    fn a_store_with_a_watch() -> (tempfile::TempDir, crate::store::Store, crate::model::Watch) {
+        use crate::store::tests::{state, watch};
         let dir = tempfile::tempdir().expect("tempdir");
-        let s = Store::open(dir.path(), 1 << 20).expect("open");
+        let s = crate::store::Store::open(dir.path(), 1 << 20).expect("open");
         let w = watch("http://a.example/");
         s.insert_watch(&w, &state(10)).expect("insert");
+        (dir, s, w)
+    }
+
+    #[test]
+    fn what_was_read_before_a_reopen_that_dropped_a_commit_is_never_settled() {
+        use crate::store::tests::item;
+        use crate::store::{CheckRecord, StoreError};
+        let (_dir, s, w) = a_store_with_a_watch();
         let mut n = 0;
         let mut commit_an_item = || {
             n += 1;
@@ -208,12 +215,9 @@ mod tests {
 
     #[test]
     fn items_settled_are_in_the_files_a_crash_would_leave() {
-        use crate::store::tests::{item, state, watch};
+        use crate::store::tests::item;
         use crate::store::{CheckRecord, Store};
-        let dir = tempfile::tempdir().expect("tempdir");
-        let s = Store::open(dir.path(), 1 << 20).expect("open");
-        let w = watch("http://a.example/");
-        s.insert_watch(&w, &state(10)).expect("insert");
+        let (dir, s, w) = a_store_with_a_watch();
         assert!(s.settled(s.reading()), "the insert flushed itself");
 
         // A check with nothing to serve is not waited for.
