@@ -283,6 +283,8 @@ async fn what_a_check_found_before_a_reopen_is_not_served_after_it() {
     let found = app.check(&w, false).await.expect("check");
     assert_eq!(found.new_items.len(), 1);
 
+    // A feed that read its stamp now reads its items after the reopen.
+    let feed_reading = app.reading();
     // Writes fail; the recovery reopens the store (twice: the drill still runs at the
     // first try, which fails).
     app.store().simulate_full_disk(true);
@@ -295,6 +297,10 @@ async fn what_a_check_found_before_a_reopen_is_not_served_after_it() {
             sitefeed::store::StoreError::Reopened
         ))
     ));
+    assert!(app.items_since(feed_reading, &w.id, 10).await.is_err());
+    app.items(&w.id, 10)
+        .await
+        .expect("items read after the reopen");
 
     site.set(&[("D", "/n/4"), ("C", "/n/3"), ("A", "/n/1"), ("B", "/n/2")]);
     let after = app.check(&w, false).await.expect("check after the reopen");

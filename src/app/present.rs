@@ -69,10 +69,25 @@ impl App {
     /// The newest `limit` items of watch `id`, newest first, made durable to be served
     /// ([`App::settle`]).
     pub async fn items(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, AppError> {
-        let reading = self.store.reading();
+        self.items_since(self.reading(), id, limit).await
+    }
+
+    /// [`App::items`] for a reader that read other things it serves with them (a feed's
+    /// stamp, its ETag) since `reading`.
+    pub async fn items_since(
+        &self,
+        reading: Reading,
+        id: &WatchId,
+        limit: usize,
+    ) -> Result<Vec<Item>, AppError> {
         let items = self.store.items(id, limit)?;
         self.settle(reading).await?;
         Ok(items)
+    }
+
+    /// Taken before reading what will be served, for [`App::settle`].
+    pub fn reading(&self) -> Reading {
+        self.store.reading()
     }
 
     /// Makes what was read from the store since `reading` durable, before it is served:

@@ -237,6 +237,8 @@ async fn feed(
     let (id, ext) = file.rsplit_once('.').ok_or_else(not_found)?;
     let id = WatchId::parse(id).ok_or_else(not_found)?;
     let format = Format::from_ext(ext).ok_or_else(not_found)?;
+    // Before the stamp: the ETag it gives is served with the items, settled together.
+    let reading = app.reading();
     let stamp = app.feed_stamp(&id)?.ok_or_else(not_found)?;
     let due = error_due(&app, stamp);
     let etag = stamp_etag(&cache, &app, stamp, due, format, &base.0);
@@ -259,7 +261,9 @@ async fn feed(
     let id = &key.0;
     let watch = app.watch(id)?.ok_or_else(not_found)?;
     let state = app.state(id)?;
-    let mut items = app.items(id, app.config().feed.max_items).await?;
+    let mut items = app
+        .items_since(reading, id, app.config().feed.max_items)
+        .await?;
     // One item per id (= per link), whatever the store holds: a feed never repeats one.
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));

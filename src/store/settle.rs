@@ -39,7 +39,7 @@ pub(super) struct Settle {
 
 /// Taken before a reader reads what it will serve, and handed to
 /// [`super::Store::settle`]: which reopens the reader knew of.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Reading(u64);
 
 /// A served commit under way: [`Pending::applied`] once its batch is in the tree;
