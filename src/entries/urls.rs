@@ -28,7 +28,13 @@ pub(crate) fn shape(url: &str) -> String {
 /// `https://v2ex.com/about`).
 pub(crate) fn url_kind(url: &str) -> &str {
     let b = url.as_bytes();
-    let after_host = b.windows(3).position(|w| w == b"://").map_or(0, |p| p + 3);
+    let after_host = if url.starts_with("https://") {
+        8
+    } else if url.starts_with("http://") {
+        7
+    } else {
+        b.windows(3).position(|w| w == b"://").map_or(0, |p| p + 3)
+    };
     let path = find_byte(b, after_host, b'/').unwrap_or(b.len());
     let query = find_byte(b, path, b'?').unwrap_or(b.len());
     match find_byte(&b[..query], (path + 1).min(query), b'/') {
@@ -128,77 +134,94 @@ fn class_of(last: &str, query: Option<&str>) -> u8 {
 /// caller parses: another scheme, a user, port, upper case or a number as the host's
 /// last label, characters the parser escapes or drops, dot segments and backslashes.
 fn serialized_parts(url: &str) -> Option<(&str, usize, &str, Option<&str>)> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))?;
+    let (rest, default_port) = match url.strip_prefix("https://") {
+        Some(rest) => (rest, 443),
+        None => (url.strip_prefix("http://")?, 80),
+    };
     let b = rest.as_bytes();
-    // Every byte plain; the host (and port) end at the first `/`, `?` or `#`.
-    let mut end = None;
-    for (i, &c) in b.iter().enumerate() {
-        if !SERIALIZED[usize::from(c)] {
+    // The host, in one run: lower-case letters, digits, dots and hyphens up to a port, the
+    // path, the query, the fragment or the end; `label` is where its last label starts.
+    let (mut i, mut label) = (0, 0);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'a'..=b'z' | b'0'..=b'9' | b'-' => {}
+            b'.' => label = i + 1,
+            b':' | b'/' | b'?' | b'#' => break,
+            _ => return None,
+        }
+        i += 1;
+    }
+    let host = &rest[..i];
+    let domain = b[label..i].first().is_some_and(u8::is_ascii_lowercase);
+    if !(domain || is_ipv4(host.as_bytes())) {
+        return None;
+    }
+    // A port as serialized: digits without a leading zero, never the scheme's default.
+    if b.get(i) == Some(&b':') {
+        let start = i + 1;
+        let mut port = 0u32;
+        i = start;
+        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            port = port * 10 + u32::from(c - b'0');
+            if port > u32::from(u16::MAX) {
+                return None;
+            }
+            i += 1;
+        }
+        if i == start || b[start] == b'0' || port == default_port {
             return None;
         }
-        if end.is_none() && matches!(c, b'/' | b'?' | b'#') {
-            end = Some(i);
-        }
     }
-    let end = end.unwrap_or(b.len());
-    let (host, port) = match rest[..end].split_once(':') {
-        Some((h, p)) => (h, Some(p)),
-        None => (&rest[..end], None),
-    };
-    let default_port = if url.starts_with("https") { 443 } else { 80 };
-    // A port as serialized: digits without a leading zero, never the scheme's default.
-    if port
-        .is_some_and(|p| p.starts_with('0') || p.parse::<u16>().map_or(true, |n| n == default_port))
-    {
-        return None;
-    }
-    let host_char =
-        |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-');
-    let last_label = host.rsplit('.').next().unwrap_or(host);
-    let domain = last_label.starts_with(|c: char| c.is_ascii_lowercase());
-    if !host.bytes().all(host_char) || !(domain || is_ipv4(host)) {
-        return None;
-    }
-    // The path runs to the query or the fragment; the query to the fragment.
-    let rest = &rest[end..];
+    // The path: segments up to the query, the fragment or the end, none of them a dot
+    // segment, written plainly or escaped.
+    let rest = &rest[i..];
     let rb = rest.as_bytes();
-    let hash = find_byte(rb, 0, b'#').unwrap_or(rb.len());
-    let path_end = find_byte(&rb[..hash], 0, b'?').unwrap_or(hash);
-    let query = (path_end < hash).then(|| &rest[path_end + 1..hash]);
-    let path = &rb[..path_end];
-    if path.first() != Some(&b'/') {
+    if rb.first() != Some(&b'/') {
         return None;
     }
-    // Segments: none may be a dot segment, written plainly or escaped.
-    let (mut depth, mut last, mut seg) = (0, 0..0, 0);
-    for i in 0..=path.len() {
-        match path.get(i) {
-            Some(b'%') if matches!(path.get(i + 1..i + 3), Some(b"2e" | b"2E")) => return None,
-            Some(b'/') | None => {
-                if matches!(&path[seg..i], b"." | b"..") {
+    let (mut depth, mut last, mut seg, mut j) = (0, 0..0, 1, 1);
+    loop {
+        match rb.get(j) {
+            c @ (Some(b'/' | b'?' | b'#') | None) => {
+                if matches!(&rb[seg..j], b"." | b"..") {
                     return None;
                 }
-                if i > seg {
+                if j > seg {
                     depth += 1;
-                    last = seg..i;
+                    last = seg..j;
                 }
-                seg = i + 1;
+                if c != Some(&b'/') {
+                    break;
+                }
+                seg = j + 1;
             }
+            Some(b'%') if matches!(rb.get(j + 1..j + 3), Some(b"2e" | b"2E")) => return None,
+            Some(&c) if !SERIALIZED[usize::from(c)] => return None,
             Some(_) => {}
         }
+        j += 1;
     }
+    // The query runs to the fragment; both as plain as the rest.
+    if !rb[j..].iter().all(|&c| SERIALIZED[usize::from(c)]) {
+        return None;
+    }
+    let query = (rb.get(j) == Some(&b'?')).then(|| {
+        let q = &rest[j + 1..];
+        &q[..find_byte(q.as_bytes(), 0, b'#').unwrap_or(q.len())]
+    });
     Some((host, depth, &rest[last], query))
 }
 
 /// An IPv4 address as serialized: four decimal numbers up to 255, no leading zeros.
-fn is_ipv4(host: &str) -> bool {
+fn is_ipv4(host: &[u8]) -> bool {
     let mut labels = 0;
-    for l in host.split('.') {
+    for l in host.split(|&c| c == b'.') {
         labels += 1;
-        let leading_zero = l != "0" && l.starts_with('0');
-        if labels > 4 || leading_zero || l.parse::<u8>().is_err() {
+        if labels > 4 || l.is_empty() || l.len() > 3 || !l.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        let value = l.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+        if (l[0] == b'0' && l.len() > 1) || value > 255 {
             return false;
         }
     }
@@ -273,6 +296,13 @@ mod tests {
             "https://example.org:0443/a/1",
             "https://example.org:99999/a/1",
             "https://example.org:/a/1",
+            "https://example.org:+8080/a/1",
+            "https://example.org:80:90/a/1",
+            "https://example.org./a/1",
+            "https://example.1/a/1",
+            "https://news.0x10/a/1",
+            "http://1.2.3.4.5/a/1",
+            "http://1.2.3.99999999999/a/1",
             "http://127.000.0.1/a/1",
             "http://1.2.3/a/1",
             "http://256.1.1.1/a/1",
@@ -349,7 +379,7 @@ mod tests {
 
         #[test]
         fn any_link_gets_the_parser_s_shape(
-            url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9}|[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})(:[0-9]{0,5})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
+            url in "(https?://|HTTP://)([a-z0-9.-]{1,12}|[A-Z]{1,3}|[0-9.]{1,9}|[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3})(:\\+?[0-9]{0,5})?(/[a-zA-Z0-9._%~ '-]{0,8}){0,4}(\\?[a-z0-9=&'%]{0,8})?(#[a-z0-9]{0,4})?"
         ) {
             prop_assert_eq!(owned(url_shape(&url)), parsed_shape(&url), "{}", url);
         }
