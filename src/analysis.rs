@@ -317,15 +317,19 @@ pub fn analyse<H: History>(
         .unwrap_or(chrono_tz::Tz::UTC);
     let item_at = |i: usize| {
         let mut item = item_for(&links[i], now);
-        if let Some(facts) = &structure.facts {
-            let entry = entries::content::EntryRef {
-                main: i,
-                block: decision.block_of.get(i).copied().flatten(),
-                links,
-                ctx: &structure.ctx,
-                page: input.url,
-            };
-            let c = entries::content::content(facts, &entry, now, tz);
+        let entry = entries::content::EntryRef {
+            main: i,
+            block: decision.block_of.get(i).copied().flatten(),
+            links,
+            ctx: &structure.ctx,
+            page: input.url,
+        };
+        // What the pass noted of the entry's element (its facts are read from its markup
+        // here when the pass did not gather them for the whole page).
+        let facts =
+            entries::content::element(&entry).and_then(|id| structure.facts_for(&decoded.text, id));
+        if let Some(facts) = facts {
+            let c = entries::content::content(&facts, &entry, now, tz);
             item.summary = c.summary;
             item.published = c.published;
             item.image = c.image;

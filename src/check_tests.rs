@@ -123,8 +123,8 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
     }
     assert_eq!(
         first_after,
-        [false, false, false, false, false, true, true],
-        "from the third new body with the same links"
+        [false, false, false, false, false, false, true],
+        "from the fourth new body with the same links"
     );
     // New links with every new body: the whole page again within a few.
     let mut urls = String::from("<li><a href=/a>First story</a></li>");

@@ -490,6 +490,7 @@ impl Crawl {
                 ctx: kept_ctx,
                 blocks,
                 facts: None,
+                places: None,
                 main,
             },
             contexts,

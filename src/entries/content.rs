@@ -2,11 +2,12 @@
 //! and its author, read from the entry's own block (the element [`super::group`] found
 //! around its main link) with no selectors and no site rules.
 //!
-//! The page is not parsed again for this: the one pass over the page
-//! ([`crate::extract::parse`] with `Gather::Content`) fills a [`Facts`] as it goes (the
-//! page's visible text with the byte range of every element in it, block breaks, and the
-//! date, picture and author attributes it meets); [`content`] then reads one entry from
-//! those facts.
+//! [`content`] reads one entry from a [`Facts`] (the visible text with the byte range of
+//! every element in it, block breaks, and the date, picture and author attributes met):
+//! the facts of the entry's element, read from its markup where the one pass over the
+//! page ([`crate::extract::parse`] with `Gather::Content`) noted it
+//! ([`crate::extract::structure::Structure::facts_for`]), or the whole page's when the
+//! pass gathered them as it went.
 //!
 //! - **summary**: the block's prose blocks without the text of its links (the title,
 //!   "Read more", "12 comments", names of tags and authors), except a second link to the
@@ -62,15 +63,9 @@ pub struct EntryRef<'a> {
 /// The content of one entry, dates resolved against `now` (Unix seconds, the check) in
 /// `tz` (the watch's zone; a date's own offset wins).
 pub fn content(facts: &Facts, e: &EntryRef<'_>, now: i64, tz: Tz) -> Content {
-    let Some(own) = e
-        .ctx
-        .get(e.main)
-        .and_then(Option::as_ref)
-        .and_then(|c| c.path.last().copied())
-    else {
+    let (Some(own), Some(block)) = (own_element(e), element(e)) else {
         return Content::default();
     };
-    let block = e.block.unwrap_or(own);
     let ids = facts.within(block);
     // The elements of the block's links: their text is not the summary.
     let mut link_ids: Vec<(u32, bool)> = Vec::new();
@@ -91,6 +86,20 @@ pub fn content(facts: &Facts, e: &EntryRef<'_>, now: i64, tz: Tz) -> Content {
         image: image(facts, &ids, e.page),
         author: author(facts, &ids),
     }
+}
+
+/// The element of the entry's main link.
+fn own_element(e: &EntryRef<'_>) -> Option<u32> {
+    e.ctx
+        .get(e.main)
+        .and_then(Option::as_ref)
+        .and_then(|c| c.path.last().copied())
+}
+
+/// The element an entry's content is read from: its block, or its main link's own
+/// element when the link stands alone (`None` when the structure has no element for it).
+pub fn element(e: &EntryRef<'_>) -> Option<u32> {
+    e.block.or_else(|| own_element(e))
 }
 
 /// See the module doc: the prose blocks of the entry's text, its links' text left out.

@@ -15,28 +15,94 @@ fn utc(s: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp()
 }
 
-/// The content of each entry of `html`, by main link text.
+/// The content of each entry of `html`, by main link text, read from the entry's
+/// element alone; each the same as read from the facts of the whole page.
 fn contents(html: &str, tz: Tz) -> Vec<(String, Content)> {
-    let page = Url::parse(PAGE).unwrap();
-    let parsed = crate::extract::parse(html, &page, None, crate::extract::Gather::Content).unwrap();
+    contents_at(html, &Url::parse(PAGE).unwrap(), tz)
+}
+
+fn contents_at(html: &str, page: &Url, tz: Tz) -> Vec<(String, Content)> {
+    use crate::extract::{parse, Gather};
+    let parsed = parse(html, page, None, Gather::Content).unwrap();
     let (links, st) = (parsed.page.links, parsed.structure);
+    assert!(st.facts.is_none(), "a check's pass notes places, not facts");
+    // A deep watch's pass gathers the facts of the whole page as it goes.
+    let whole = parse(html, page, None, Gather::ContentAndText).unwrap();
+    let all = whole.structure.facts.as_ref().expect("facts gathered");
     let entries = super::super::group(&links, &st.ctx);
-    let facts = st.facts.as_ref().expect("facts collected");
-    entries
-        .main
-        .iter()
-        .enumerate()
-        .map(|(e, &main)| {
+    let mut out = Vec::new();
+    for (e, &main) in entries.main.iter().enumerate() {
+        // The entry in its block, and its main link read alone.
+        for block in [entries.container[e], None] {
             let r = EntryRef {
                 main,
-                block: entries.container[e],
+                block,
                 links: &links,
                 ctx: &st.ctx,
-                page: &page,
+                page,
             };
-            (links[main].text.clone(), content(facts, &r, NOW, tz))
-        })
-        .collect()
+            let c = match element(&r).and_then(|id| st.facts_for(html, id)) {
+                Some(facts) => content(&facts, &r, NOW, tz),
+                None => Content::default(),
+            };
+            assert_eq!(
+                c,
+                content(all, &r, NOW, tz),
+                "{:?} in {block:?}",
+                links[main].text
+            );
+            if block == entries.container[e] {
+                out.push((links[main].text.clone(), c));
+            }
+        }
+    }
+    out
+}
+
+/// On every page of the snapshot corpus, each entry's content read from its element
+/// alone is what the facts of the whole page give.
+#[test]
+fn corpus_entries_read_alone_say_what_the_whole_page_says() {
+    let Some(dir) = crate::extract::corpus_tests::corpus_dir() else {
+        return;
+    };
+    let mut sites: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("meta.json").is_file())
+        .collect();
+    sites.sort();
+    let (mut pages, mut with_summary) = (0, 0);
+    for site in &sites {
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(site.join("meta.json")).unwrap())
+                .unwrap();
+        let page = Url::parse(meta["url"].as_str().unwrap()).unwrap();
+        let mut files: Vec<_> = std::fs::read_dir(site)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "html"))
+            .collect();
+        files.sort();
+        // The first and the last capture of each site.
+        for file in [files.first(), files.last()].into_iter().flatten() {
+            let body = std::fs::read(file).unwrap();
+            let decoded = crate::extract::charset::decode_for_url(&body, None, &page);
+            let all = contents_at(&decoded.text, &page, Tz::UTC);
+            with_summary += all.iter().filter(|(_, c)| c.summary.is_some()).count();
+            pages += 1;
+        }
+    }
+    assert!(
+        pages >= 2 * sites.len() && sites.len() >= 5,
+        "{pages} pages of {} sites",
+        sites.len()
+    );
+    // (entries that say something: the comparison is not of empty contents alone)
+    println!("{pages} pages, {with_summary} entries with a summary");
+    assert!(with_summary > 60, "{with_summary} entries with a summary");
 }
 
 fn of<'a>(all: &'a [(String, Content)], title: &str) -> &'a Content {
@@ -165,6 +231,53 @@ fn dates_in_the_future_or_long_ago_are_dropped() {
         of(&all, "New timetable for the summer season").published,
         Some(utc("2024-05-03T00:00:00Z"))
     );
+}
+
+/// A hidden picture before an entry (a tracking pixel, an icon for later) hides nothing
+/// of the entry's text.
+#[test]
+fn a_hidden_picture_hides_nothing_after_it() {
+    let html = r#"<ul>
+      <li><img src="/px.gif" hidden><a href="/a">Ferry timetable changes for the winter</a>
+        <p>The ferry runs on the winter schedule from Monday, with fewer crossings on weekends.</p></li>
+      <li><img src="/px.gif" hidden><a href="/b">Library closes for roof repairs</a>
+        <p>The old library closes for repairs of its roof and reopens in the autumn with longer hours.</p></li>
+    </ul>"#;
+    let all = contents(html, Tz::UTC);
+    for (title, c) in &all {
+        assert!(c.summary.is_some(), "{title}: {c:?}");
+    }
+}
+
+/// A date line of [`SHORT`] characters at the start of an entry's block is a date line,
+/// whatever stood before the block; and an entry inside an element whose text the facts
+/// leave out says the same read alone as read with the whole page.
+#[test]
+fn a_date_line_at_the_start_of_a_block_and_a_block_in_hiding() {
+    let line = "Posted 3 hours ago by the editors of the desk UK";
+    assert_eq!(line.chars().count(), SHORT);
+    let html = format!(
+        r#"<p>Latest news</p><ul>
+      <li><span>{line}</span> <a href="/a">Ferry timetable changes for the winter</a></li>
+      <li><span>{line}</span> <a href="/b">Library closes for roof repairs in May</a></li>
+    </ul>"#
+    );
+    let all = contents(&html, Tz::UTC);
+    assert_eq!(all.len(), 2, "{all:?}");
+    for (title, c) in &all {
+        assert_eq!(c.published, Some(NOW - 3 * 3600), "{title}");
+    }
+    let html = r#"<desc><ul>
+      <li><a href="/a">Ferry timetable changes for the winter</a>
+        <p>The ferry runs on the winter schedule from Monday, with fewer crossings on weekends.</p></li>
+      <li><a href="/b">Library closes for roof repairs</a>
+        <p>The old library closes for repairs of its roof and reopens in the autumn with longer hours.</p></li>
+    </ul></desc>"#;
+    let all = contents(html, Tz::UTC);
+    assert_eq!(all.len(), 2, "{all:?}");
+    for (title, c) in &all {
+        assert_eq!(c.summary, None, "{title}");
+    }
 }
 
 #[test]

@@ -127,7 +127,6 @@ pub fn score(corpus: &Path, labels: &Path) -> Result<Vec<SiteScore>, Error> {
             let parsed = extract::parse(&decoded.text, &page, None, extract::Gather::Content)
                 .map_err(|e| err(format!("{file}: {e}")))?;
             let (links, st) = (parsed.page.links, parsed.structure);
-            let facts = st.facts.clone().unwrap_or_default();
             let d = decide::decide(
                 &decide::Prior::default(),
                 &links,
@@ -160,6 +159,9 @@ pub fn score(corpus: &Path, labels: &Path) -> Result<Vec<SiteScore>, Error> {
                     ctx: &st.ctx,
                     page: &page,
                 };
+                let facts = content::element(&entry)
+                    .and_then(|id| st.facts_for(&decoded.text, id))
+                    .unwrap_or_default();
                 let c = content::content(&facts, &entry, now, tz);
                 if std::env::var_os("SITEFEED_EVAL_TRACE").is_some() {
                     eprintln!(

@@ -67,7 +67,7 @@ impl Facts {
         let at = self.text.len() as u32;
         self.span[i] = at..at;
         self.sub_end[i] = id + 1;
-        if matches!(tag, "template" | "noscript" | "title" | "desc") || attrs.hides {
+        if hides(el, tag, attrs) {
             self.hiding.push(id);
         }
         let attr = |n: &str| {
@@ -236,11 +236,29 @@ impl Facts {
         id.map_or("", |id| self.text_of(id))
     }
 
+    /// The visible text of element `id`, without the space that may separate it from the
+    /// text before it.
     pub(crate) fn text_of(&self, id: u32) -> &str {
-        self.span
+        let t = self
+            .span
             .get(id as usize)
             .and_then(|r| self.text.get(r.start as usize..r.end as usize))
-            .unwrap_or("")
+            .unwrap_or("");
+        t.strip_prefix(' ').unwrap_or(t)
+    }
+
+    /// Facts gathered from one element's markup alone, whose first element gets id
+    /// `first` (its id in the page): `hidden` when an element around it hides its text.
+    pub(super) fn within_element(first: u32, hidden: bool) -> Self {
+        Self {
+            // An element below every id of the fragment keeps its text out.
+            hiding: if hidden {
+                vec![first.saturating_sub(1)]
+            } else {
+                Vec::new()
+            },
+            ..Self::default()
+        }
     }
 
     /// Ids of the element `id` and its descendants.
@@ -251,6 +269,85 @@ impl Facts {
             .copied()
             .unwrap_or(id + 1)
             .max(id + 1)
+    }
+}
+
+/// An element whose text the facts leave out, with everything inside it (an element
+/// without content, such as a hidden `img`, has nothing to hide).
+fn hides(el: &Tag<'_>, tag: &str, attrs: &Attrs) -> bool {
+    el.content && (attrs.hides || matches!(tag, "template" | "noscript" | "title" | "desc"))
+}
+
+/// Where each element's markup stands in the page, so that the facts of one entry are
+/// read from its element alone ([`super::structure::Structure::facts_for`]) when the analysis asks for
+/// them, not gathered for the whole page during the pass: a check needs them only for
+/// its new entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Places {
+    /// Per element id, in the order they open.
+    of: Vec<Place>,
+    /// Open elements that leave their text out ([`Facts::hiding`]).
+    hiding: Vec<u32>,
+    /// Where the last start tag or text the pass met ends.
+    seen: usize,
+}
+
+/// Where one element stands ([`Places`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Place {
+    /// The bytes from its start tag to the end of the last start tag or text inside it
+    /// (what the pass had read when the element ended).
+    markup: Range<usize>,
+    /// An element around it leaves its text out of the facts.
+    hidden: bool,
+}
+
+impl Places {
+    /// An element opens with id `id`.
+    pub(super) fn open(&mut self, id: u32, el: &Tag<'_>, tag: &str, attrs: &Attrs) {
+        let i = id as usize;
+        let place = Place {
+            markup: el.span.start..el.span.start,
+            hidden: !self.hiding.is_empty(),
+        };
+        // (ids count up from 0 in a page's pass: almost always the next one)
+        if i == self.of.len() {
+            self.of.push(place);
+        } else {
+            if self.of.len() <= i {
+                self.of.resize(i + 1, Place::default());
+            }
+            self.of[i] = place;
+        }
+        if hides(el, tag, attrs) {
+            self.hiding.push(id);
+        }
+    }
+
+    /// The pass has read the page up to byte `end` (a start tag's or a text's end).
+    pub(super) fn seen(&mut self, end: usize) {
+        self.seen = self.seen.max(end);
+    }
+
+    /// An element without content (`img`, `br`) ends with its start tag.
+    pub(super) fn void(&mut self, id: u32) {
+        if let Some(p) = self.of.get_mut(id as usize) {
+            p.markup.end = self.seen.max(p.markup.start);
+        }
+    }
+
+    /// The element `id` ends, and whatever inside it was left open.
+    pub(super) fn close(&mut self, id: u32) {
+        while self.hiding.last().is_some_and(|&h| h >= id) {
+            self.hiding.pop();
+        }
+        self.void(id);
+    }
+
+    /// The element `id`: its markup and whether an element around it hides its text.
+    pub(crate) fn of(&self, id: u32) -> Option<(Range<usize>, bool)> {
+        let p = self.of.get(id as usize)?;
+        Some((p.markup.clone(), p.hidden))
     }
 }
 

@@ -31,8 +31,12 @@
 //! Uses [`super::scan`], [`super::lol`], [`super::markup`], [`super::links`],
 //! [`super::structure`], [`super::hiding`], [`super::resolve`].
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use url::Url;
 
+use super::facts::Facts;
 use super::hiding::{may_hide, Attrs};
 use super::links::{LinkEnd, LinkState, RawLink};
 use super::lol::Selecting;
@@ -89,12 +93,18 @@ impl<'h> Pass<'h> {
     pub(super) fn new(html: &'h str, select: bool, gather: Gather) -> Self {
         Pass {
             links: LinkState::new(select),
-            tree: (gather != Gather::Links).then(|| {
-                Tree::new(
+            tree: match gather {
+                Gather::Links => None,
+                // The page's own scanner notes where elements stand, and an entry's facts
+                // are read from its element when asked for ([`facts_of`]); lol_html's
+                // reading of a page may differ from it, so with a selector they are
+                // gathered as the pass goes.
+                Gather::Content if !select => Some(Tree::with_places()),
+                _ => Some(Tree::new(
                     matches!(gather, Gather::Text | Gather::ContentAndText),
                     matches!(gather, Gather::Content | Gather::ContentAndText),
-                )
-            }),
+                )),
+            },
             hiding: may_hide(html),
             html,
         }
@@ -187,6 +197,41 @@ fn read(
         None => super::scan::scan(html, &mut pass)?,
     }
     Ok(finish(pass, page_url))
+}
+
+impl Structure {
+    /// The facts of entry content for the element `id` and what it holds: the whole
+    /// page's when the pass gathered them, else read from the element's markup in `html`
+    /// (the text the pass read). `None` when the pass gathered neither.
+    pub fn facts_for(&self, html: &str, id: u32) -> Option<Cow<'_, Facts>> {
+        if let Some(f) = &self.facts {
+            return Some(Cow::Borrowed(f));
+        }
+        let (range, hidden) = self.places.as_ref()?.of(id)?;
+        Some(Cow::Owned(facts_of(html, range, id, hidden)))
+    }
+}
+
+/// The facts of entry content of the element whose markup is `html[range]` (id `id` in
+/// the page; `hidden` when an element around it hides its text), as the whole pass
+/// would have gathered them for it and what it holds: the same scanner and collectors
+/// run over its markup alone. Its ids are the page's (the elements of the markup are
+/// the element and its descendants, in order); its text lacks only the space that may
+/// separate it from the text before it, which [`Facts::text_of`] leaves out anyway.
+fn facts_of(html: &str, range: Range<usize>, id: u32, hidden: bool) -> Facts {
+    let Some(markup) = html.get(range) else {
+        return Facts::default();
+    };
+    let mut pass = Pass {
+        links: LinkState::new(false),
+        tree: Some(Tree::for_element(id, hidden)),
+        hiding: may_hide(markup),
+        html: markup,
+    };
+    if super::scan::scan(markup, &mut pass).is_err() {
+        return Facts::default();
+    }
+    pass.tree.and_then(Tree::into_facts).unwrap_or_default()
 }
 
 /// What the collectors of a finished pass found.

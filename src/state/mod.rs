@@ -95,8 +95,8 @@ pub struct WatchState {
     /// The share of the watch's recent new bodies that brought new links, out of 255: an
     /// average in which each new body weighs a quarter and the older ones the rest. A new
     /// body with the same links (a visit counter, a timestamp, a token) lowers it, one with
-    /// new links raises it; the same body, a 304 and a failure leave it. Under half, a
-    /// check reads the page's links alone first ([`crate::analysis::Prev::links_first`]).
+    /// new links raises it; the same body, a 304 and a failure leave it. Under
+    /// [`LINKS_FIRST_UNDER`] (two fifths), a check reads the page's links alone first ([`crate::analysis::Prev::links_first`]).
     /// Kept by `check::settle`; 255 for a new watch (every new body is taken to bring new
     /// links until some did not).
     #[serde(default = "all_bodies", skip_serializing_if = "is_all_bodies")]
@@ -104,13 +104,14 @@ pub struct WatchState {
 }
 
 /// Under this share of new bodies bringing new links ([`WatchState::link_change_share`]),
-/// a check reads a page's links before the rest of it. Reading the links alone costs about
-/// two fifths of the whole pass, and a page whose links then changed is read twice: the
-/// cheaper reading pays when fewer than about three in five new bodies bring new links.
-/// Half leaves a margin for the average's spread (a page whose every new body brings new
-/// links keeps the one pass; a page whose noise changes at every fetch goes below half at
-/// its third new body).
-pub const LINKS_FIRST_UNDER: u8 = 128;
+/// a check reads a page's links before the rest of it. Reading the links alone costs
+/// about 55% of the whole pass (which gathers no entry facts: those are read for new
+/// entries only), and a page whose links then changed is read twice: the cheaper reading
+/// pays when fewer than about 45% of new bodies bring new links. Two fifths leaves a
+/// margin for the average's spread (a page whose every new body brings new links keeps the
+/// one pass; a page whose noise changes at every fetch goes below it at its fourth new
+/// body).
+pub const LINKS_FIRST_UNDER: u8 = 102;
 
 fn all_bodies() -> u8 {
     u8::MAX

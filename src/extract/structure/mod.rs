@@ -16,10 +16,17 @@
 //! text inside hidden elements (as the extractor hides them) and notes where each link's
 //! own text lands. Passes that do not ask for text pay nothing for it.
 //!
-//! Beside this file: the visible text ([`text`]) and the roles of links ([`role`]). Uses
+//! The facts of entry content: gathered for the whole page as the pass goes
+//! ([`super::facts::Facts`]), or, in a check's pass, only where each element's markup
+//! stands ([`super::facts::Places`]), for the facts of an entry's element to be read from
+//! its markup when the analysis asks ([`Structure::facts_for`]).
+//!
+//! Beside this file: what elements hold ([`blocks`]), the visible text ([`text`]) and the
+//! roles of links ([`role`]). Uses
 //! [`super::markup`]'s tags and text, [`super::links`] (what breaks words),
 //! [`super::hiding`] (what hides), [`super::names`] (sets of tag names) and [`super::facts`].
 
+mod blocks;
 mod role;
 mod text;
 
@@ -27,12 +34,15 @@ use std::ops::Range;
 
 use super::markup::{Tag as StartTag, Text as Piece, TextKind};
 
-use super::facts::Facts;
+use super::facts::{Facts, Places};
 use super::hiding::{hides_text, Attrs};
 use super::links;
 use super::names::NameSets;
 use role::{fnv, refine_roles, signature, FNV_SEED};
 use text::Text;
+
+use blocks::alphanumerics;
+pub use blocks::Blocks;
 
 /// Levels of a link's element path held without an allocation: 96% of the links of a
 /// sample of real list pages stand at most 16 elements deep (none deeper than 20).
@@ -150,6 +160,9 @@ pub(super) struct Tree {
     blocks: Blocks,
     /// `Some` when the facts of entry content are collected.
     facts: Option<Facts>,
+    /// `Some` when the places of elements are noted instead, for their facts to be read
+    /// when asked for.
+    places: Option<Places>,
     /// The id of the page's first `main` element (or `role=main`).
     main: Option<u32>,
 }
@@ -161,86 +174,16 @@ pub struct Structure {
     /// element for).
     pub ctx: Vec<Option<Context>>,
     pub blocks: Blocks,
-    /// What entry content is read from, with [`super::Gather::Content`].
+    /// What entry content is read from, with [`super::Gather::Content`]: the facts of
+    /// the whole page when the pass gathered them ([`Structure::facts_for`]).
     pub facts: Option<Facts>,
+    /// Otherwise where each element's markup stands, to read its facts from.
+    pub places: Option<Places>,
     /// The page's main content: its first `main` element (or element with the landmark
     /// role `main`), by instance id. Everything outside it (header, menus, sidebars,
     /// footer link boxes) is, by the element's definition, not the page's dominant
     /// content.
     pub main: Option<u32>,
-}
-
-/// What the elements of a page hold besides links: for each element (by instance id),
-/// the letters and digits of visible text outside any link, and the pictures and dates
-/// (`img`, `picture`, `svg`, `video`, `time`) in it and below it. An entry block with a
-/// date, a summary or a picture beside its title is content; a block holding nothing but
-/// its link (a menu item, a tag, a page number) is navigation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Blocks {
-    /// Own text characters of element `id` (not of its children) until [`Blocks::finish`];
-    /// then prefix sums over ids.
-    text: Vec<u32>,
-    media: Vec<u32>,
-    /// One past the last descendant id of each element.
-    end: Vec<u32>,
-}
-
-impl Blocks {
-    fn open(&mut self, id: u32) {
-        let i = id as usize;
-        if self.end.len() <= i {
-            self.text.resize(i + 1, 0);
-            self.media.resize(i + 1, 0);
-            self.end.resize(i + 1, 0);
-        }
-        self.end[i] = id + 1;
-    }
-
-    fn close(&mut self, id: u32, next: u32) {
-        if let Some(e) = self.end.get_mut(id as usize) {
-            *e = next;
-        }
-    }
-
-    /// Turns the per-element counts into prefix sums (`text[i]` = sum over ids `< i`).
-    fn finish(&mut self, open: &[u32], next: u32) {
-        for &id in open {
-            self.close(id, next);
-        }
-        for v in [&mut self.text, &mut self.media] {
-            let mut acc = 0u32;
-            let mut out = Vec::with_capacity(v.len() + 1);
-            out.push(0);
-            for x in v.iter() {
-                acc = acc.saturating_add(*x);
-                out.push(acc);
-            }
-            *v = out;
-        }
-    }
-
-    /// Letters and digits of text outside links, and pictures and dates, in the element
-    /// `id` and its descendants.
-    pub fn content(&self, id: u32) -> (u32, u32) {
-        let i = id as usize;
-        let Some(&end) = self.end.get(i) else {
-            return (0, 0);
-        };
-        let end = (end as usize).clamp(i + 1, self.text.len().saturating_sub(1));
-        let sum = |v: &Vec<u32>| v.get(end).zip(v.get(i)).map_or(0, |(b, a)| b - a);
-        (sum(&self.text), sum(&self.media))
-    }
-}
-
-/// The letters and digits of `s` (by [`char::is_alphanumeric`]), counted byte by byte
-/// when `s` is ASCII (most text of most pages, and a loop the compiler vectorizes).
-fn alphanumerics(s: &str) -> u32 {
-    let n = if s.is_ascii() {
-        s.bytes().filter(u8::is_ascii_alphanumeric).count()
-    } else {
-        s.chars().filter(|c| c.is_alphanumeric()).count()
-    };
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 const BLOCKS: &[&str] = &[
@@ -289,6 +232,34 @@ impl Tree {
         }
     }
 
+    /// A tree that notes where each element stands, for the facts of entry content to
+    /// be read from one element's markup later ([`Structure::facts_for`]).
+    pub(super) fn with_places() -> Self {
+        Self {
+            places: Some(Places::default()),
+            ..Self::default()
+        }
+    }
+
+    /// A tree that gathers the facts of one element's markup, read alone: its elements
+    /// get the ids they have in the page from `first` on; `hidden` when an element
+    /// around it hides its text.
+    pub(super) fn for_element(first: u32, hidden: bool) -> Self {
+        Self {
+            next_id: first,
+            facts: Some(Facts::within_element(first, hidden)),
+            ..Self::default()
+        }
+    }
+
+    /// Ends a pass of [`Tree::for_element`]: the facts it gathered.
+    pub(super) fn into_facts(mut self) -> Option<Facts> {
+        let open: Vec<u32> = self.stack.iter().map(|f| f.id).collect();
+        let mut facts = self.facts.take()?;
+        facts.finish(&open, self.next_id);
+        Some(facts)
+    }
+
     /// Ends the pass. `of_link[i]` is the anchor of the page's link `i` (what
     /// [`Tree::on_element`] returned for its element): the result's contexts and text
     /// ranges are aligned with the links.
@@ -297,6 +268,11 @@ impl Tree {
         self.blocks.finish(&open, self.next_id);
         if let Some(f) = &mut self.facts {
             f.finish(&open, self.next_id);
+        }
+        if let Some(p) = &mut self.places {
+            for &id in &open {
+                p.close(id);
+            }
         }
         refine_roles(&mut self.anchors);
         let mut anchors: Vec<Option<Anchor>> = self.anchors.into_iter().map(Some).collect();
@@ -322,6 +298,7 @@ impl Tree {
             ctx,
             blocks: self.blocks,
             facts: self.facts,
+            places: self.places,
             main: self.main,
         };
         (structure, text)
@@ -334,6 +311,9 @@ impl Tree {
                 self.blocks.close(f.id, self.next_id);
                 if let Some(facts) = &mut self.facts {
                     facts.close(f.id, self.next_id);
+                }
+                if let Some(p) = &mut self.places {
+                    p.close(f.id);
                 }
             }
             self.stack.truncate(pos);
@@ -352,6 +332,9 @@ impl Tree {
             self.blocks.close(id, self.next_id);
             if let Some(facts) = &mut self.facts {
                 facts.close(id, self.next_id);
+            }
+            if let Some(p) = &mut self.places {
+                p.close(id);
             }
             self.stack.remove(pos);
             self.rehash_roles(pos);
@@ -442,6 +425,10 @@ impl Tree {
         if let Some(f) = &mut self.facts {
             f.open(id, tag, el, attrs);
         }
+        if let Some(p) = &mut self.places {
+            p.open(id, el, tag, attrs);
+            p.seen(el.span.end);
+        }
         if matches!(tag, "img" | "picture" | "svg" | "video" | "time") {
             if let Some(m) = self.blocks.media.get_mut(id as usize) {
                 *m += 1;
@@ -482,6 +469,9 @@ impl Tree {
             Some((id, breaks))
         } else {
             self.stack.pop();
+            if let Some(p) = &mut self.places {
+                p.void(id);
+            }
             None
         };
         Opened { end, anchor }
@@ -511,6 +501,9 @@ impl Tree {
         self.on_text(chunk);
         self.on_any_text(chunk);
         self.on_doc_text(chunk);
+        if let Some(p) = &mut self.places {
+            p.seen(chunk.span.end);
+        }
         if let Some(f) = &mut self.facts {
             if chunk.kind == TextKind::Data {
                 f.chunk(chunk.s, chunk.last);
@@ -547,23 +540,6 @@ impl Tree {
             if let Some(t) = self.blocks.text.get_mut(top.id as usize) {
                 *t = t.saturating_add(n);
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::alphanumerics;
-
-    proptest::proptest! {
-        /// Counted by bytes or by characters, the letters and digits are Unicode's.
-        #[test]
-        fn alphanumerics_are_unicodes(s in "[a-zA-Z0-9 .,_\\-\\t\u{e9}\u{4e2d}\u{661}\u{a0}\u{1F600}]{0,40}") {
-            let want = s.chars().filter(|c| c.is_alphanumeric()).count();
-            proptest::prop_assert_eq!(alphanumerics(&s) as usize, want);
-            let ascii: String = s.chars().filter(char::is_ascii).collect();
-            let want = ascii.chars().filter(|c| c.is_alphanumeric()).count();
-            proptest::prop_assert_eq!(alphanumerics(&ascii) as usize, want);
         }
     }
 }
