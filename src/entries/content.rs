@@ -112,8 +112,8 @@ fn summary(
     links: &[(u32, bool)],
     title: &str,
 ) -> Option<String> {
-    let span = facts.span.get(block as usize)?.clone();
-    let own_span = facts.span.get(own as usize)?.clone();
+    let span = facts.span_of(block)?;
+    let own_span = facts.span_of(own)?;
     let card = facts
         .breaks
         .iter()
@@ -124,7 +124,7 @@ fn summary(
         .filter(|&&(id, same)| {
             (!card || id != own) && (!same || id == own || !teaser(facts.text_of(id), title))
         })
-        .filter_map(|&(id, _)| facts.span.get(id as usize).cloned())
+        .filter_map(|&(id, _)| facts.span_of(id))
         .collect();
     let mut headline = false;
     if card {
@@ -133,7 +133,7 @@ fn summary(
             .headings
             .iter()
             .filter(|id| inside.contains(id))
-            .filter_map(|&id| facts.span.get(id as usize).cloned())
+            .filter_map(|&id| facts.span_of(id))
             .collect();
         headline = heads.is_empty();
         cut.extend(heads);

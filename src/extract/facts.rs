@@ -25,10 +25,14 @@ pub struct Facts {
     pub(crate) node: String,
     /// Positions in `text` where a block starts or ends (ascending).
     pub(crate) breaks: Vec<u32>,
-    /// Per element id: the byte range of its text in `text`.
-    pub(crate) span: Vec<Range<u32>>,
-    /// Per element id: one past its last descendant's id.
-    pub(crate) sub_end: Vec<u32>,
+    /// Per element id from [`Facts::first`]: the byte range of its text in `text`
+    /// ([`Facts::span_of`]).
+    span: Vec<Range<u32>>,
+    /// Per element id from [`Facts::first`]: one past its last descendant's id.
+    sub_end: Vec<u32>,
+    /// The first element id held: 0 for a whole page, the element's own for the facts
+    /// of one element's markup.
+    first: u32,
     /// Machine-readable dates: (element id, attribute value).
     pub(crate) times: Vec<(u32, String)>,
     pub(crate) images: Vec<(u32, Img)>,
@@ -59,7 +63,9 @@ const MAX_TEXT: usize = 1 << 20;
 impl Facts {
     /// An element opens with instance id `id` (ids count up in document order).
     pub(super) fn open(&mut self, id: u32, tag: &str, el: &Tag<'_>, attrs: &Attrs) {
-        let i = id as usize;
+        let Some(i) = self.index(id) else {
+            return;
+        };
         if self.span.len() <= i {
             self.span.resize(i + 1, 0..0);
             self.sub_end.resize(i + 1, 0);
@@ -143,10 +149,11 @@ impl Facts {
             self.hiding.pop();
         }
         let end = self.text.len() as u32;
-        if let Some(s) = self.span.get_mut(id as usize) {
+        let i = self.index(id).unwrap_or(usize::MAX);
+        if let Some(s) = self.span.get_mut(i) {
             s.end = end;
         }
-        if let Some(e) = self.sub_end.get_mut(id as usize) {
+        if let Some(e) = self.sub_end.get_mut(i) {
             *e = next;
         }
     }
@@ -240,11 +247,20 @@ impl Facts {
     /// text before it.
     pub(crate) fn text_of(&self, id: u32) -> &str {
         let t = self
-            .span
-            .get(id as usize)
+            .span_of(id)
             .and_then(|r| self.text.get(r.start as usize..r.end as usize))
             .unwrap_or("");
         t.strip_prefix(' ').unwrap_or(t)
+    }
+
+    /// The byte range of element `id`'s text in [`Facts::text`].
+    pub(crate) fn span_of(&self, id: u32) -> Option<Range<u32>> {
+        self.span.get(self.index(id)?).cloned()
+    }
+
+    /// Where element `id` is held in the per-element vectors.
+    fn index(&self, id: u32) -> Option<usize> {
+        id.checked_sub(self.first).map(|i| i as usize)
     }
 
     /// Facts gathered from one element's markup alone, whose first element gets id
@@ -257,6 +273,7 @@ impl Facts {
             } else {
                 Vec::new()
             },
+            first,
             ..Self::default()
         }
     }
@@ -264,8 +281,8 @@ impl Facts {
     /// Ids of the element `id` and its descendants.
     pub(crate) fn within(&self, id: u32) -> Range<u32> {
         id..self
-            .sub_end
-            .get(id as usize)
+            .index(id)
+            .and_then(|i| self.sub_end.get(i))
             .copied()
             .unwrap_or(id + 1)
             .max(id + 1)
@@ -279,9 +296,9 @@ fn hides(el: &Tag<'_>, tag: &str, attrs: &Attrs) -> bool {
 }
 
 /// Where each element's markup stands in the page, so that the facts of one entry are
-/// read from its element alone ([`super::structure::Structure::facts_for`]) when the analysis asks for
-/// them, not gathered for the whole page during the pass: a check needs them only for
-/// its new entries.
+/// read from its element alone ([`super::structure::Structure::facts_for`]) when the
+/// analysis asks for them, not gathered for the whole page during the pass: a check needs
+/// them only for its new entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Places {
     /// Per element id, in the order they open.
@@ -368,6 +385,33 @@ fn background_image(style: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The facts of one element read alone hold its own elements only, however far down
+    /// the page it stands, and say what it says.
+    #[test]
+    fn an_element_read_alone_holds_its_own_elements() {
+        use std::fmt::Write;
+        let mut items = String::new();
+        for k in 0..200 {
+            let day = k % 9 + 1;
+            let _ = write!(
+                items,
+                "<li><a href=/n{k}>Notice number {k} of the board</a> <span>2024-05-0{day}</span></li>"
+            );
+        }
+        let html = format!("<ul>{items}</ul>");
+        let page = url::Url::parse("https://example.org/").expect("url");
+        let parsed = crate::extract::parse(&html, &page, None, crate::extract::Gather::Content)
+            .expect("parse");
+        let st = parsed.structure;
+        let last = st.ctx.last().and_then(Option::as_ref).expect("a link");
+        let li = last.path[last.path.len() - 2];
+        let f = st.facts_for(&html, li).expect("places");
+        assert_eq!(f.span.len(), 3, "li, a, span");
+        assert_eq!(f.within(li), li..li + 3);
+        assert_eq!(f.text_of(li), "Notice number 199 of the board 2024-05-02");
+        assert_eq!(f.text_of(li + 2), "2024-05-02");
+    }
 
     /// A word at a time gives what a character at a time gives: whitespace of any kind
     /// collapsed to one space, NULs dropped, a gap carried over from one piece to the

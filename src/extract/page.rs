@@ -16,6 +16,11 @@
 //! ids ([`super::structure::Context::path`]) name the elements for such facts; the
 //! element of a link is the last id of its path.
 //!
+//! Facts that only some elements need can be read later from those elements' markup:
+//! a check's pass notes where each element's markup stands, and the facts of entry
+//! content are read for its new entries only, by the same scanner and collectors run
+//! over an entry's block alone ([`Structure::facts_for`]).
+//!
 //! The drivers: the page's own scanner ([`super::scan`]), and lol_html when a user's
 //! selector must be matched ([`super::lol`]). Rules of both that every collector relies
 //! on:
