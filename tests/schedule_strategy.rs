@@ -91,8 +91,31 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         let (code, w) = call(&app, "GET", &format!("/api/watches/{id}"), None).await;
         assert_eq!(code, StatusCode::OK);
         let s = &w["schedule"];
-        assert_eq!(s["probable_losses"], 1, "{w}");
-        assert!(s["last_probable_loss"].is_string(), "{w}");
+        // The whole previous list is gone, so a loss, unless the 16-bit key of one of its
+        // entries (`/t/10`..`/t/13`, those not sharing a key with the first page) equals
+        // one of the new page's: the URLs hold the test server's port, and about one run
+        // in 1,600 meets such a pair (port 37975 makes one). The record then errs on the
+        // side of no loss.
+        let short = |path: String| {
+            use sitefeed::schedule::page::{link_key, short};
+            short(link_key(&site.url_of(&path)))
+        };
+        let page = |threads: std::ops::Range<u32>| -> Vec<u16> {
+            ["/".to_owned(), "/about".into(), "/contact".into()]
+                .into_iter()
+                .chain(threads.map(|i| format!("/t/{i}")))
+                .map(short)
+                .collect()
+        };
+        let (first, last) = (page(0..10), page(26..36));
+        let gone: Vec<u16> = page(10..14)[3..]
+            .iter()
+            .copied()
+            .filter(|k| !first.contains(k))
+            .collect();
+        let losses = u64::from(!gone.is_empty() && !gone.iter().any(|k| last.contains(k)));
+        assert_eq!(s["probable_losses"], losses, "{w}");
+        assert_eq!(s["last_probable_loss"].is_string(), losses == 1, "{w}");
         // Ten, the list's length; nine when one new URL's 16-bit key equals a key of the
         // reference (the URLs hold the test server's port, so about one run in 300 meets
         // such a pair: port 40899 makes `/t/31` and one of `/t/0`..`/t/13` collide). The
@@ -133,7 +156,7 @@ async fn per_watch_strategy_and_loss_record_survive_in_the_state() {
         assert!(back.learned.history.since.is_some());
         // The count the API showed (ten, or nine on a key collision: see above).
         assert_eq!(back.learned.page.effective_links().map(u64::from), v);
-        assert_eq!(back.learned.page.probable_losses, 1);
+        assert_eq!(back.learned.page.probable_losses, losses);
     }
 }
 

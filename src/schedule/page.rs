@@ -31,7 +31,9 @@ pub fn link_key(url: &str) -> u64 {
     h.finish()
 }
 
-fn short(key: u64) -> u16 {
+/// The 16-bit key a page's snapshot keeps of a link's key ([`link_key`]): two URLs of a
+/// page meet on one about once in 65,536 pairs.
+pub fn short(key: u64) -> u16 {
     (key ^ (key >> 16) ^ (key >> 32) ^ (key >> 48)) as u16
 }
 
