@@ -224,15 +224,16 @@ pub fn analyse<H: History>(
         return Ok(Err(no_links(watch)));
     }
     // The crawl of a deep watch reads the page as it came (it learns the template from
-    // it): a copy of the pass without the entry facts, which only the analysis reads.
+    // it): a copy of the pass without what entry facts are read from, which only the
+    // analysis reads.
     let pass = (input.keep_pass != Keep::Nothing).then(|| {
-        let facts = structure.facts.take();
+        let (facts, places) = (structure.facts.take(), structure.places.take());
         let copy = Box::new(extract::Parsed {
             page: page.clone(),
             structure: structure.clone(),
             text,
         });
-        structure.facts = facts;
+        (structure.facts, structure.places) = (facts, places);
         copy
     });
     // Deep watches: the site's template links and blocks are noise, removed before the

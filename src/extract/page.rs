@@ -104,7 +104,9 @@ impl<'h> Pass<'h> {
                 // are read from its element when asked for ([`facts_of`]); lol_html's
                 // reading of a page may differ from it, so with a selector they are
                 // gathered as the pass goes.
-                Gather::Content if !select => Some(Tree::with_places()),
+                Gather::Content | Gather::ContentAndText if !select => {
+                    Some(Tree::with_places(gather == Gather::ContentAndText))
+                }
                 _ => Some(Tree::new(
                     matches!(gather, Gather::Text | Gather::ContentAndText),
                     matches!(gather, Gather::Content | Gather::ContentAndText),
@@ -237,6 +239,17 @@ fn facts_of(html: &str, range: Range<usize>, id: u32, hidden: bool) -> Facts {
         return Facts::default();
     }
     pass.tree.and_then(Tree::into_facts).unwrap_or_default()
+}
+
+/// [`parse`] with [`Gather::Content`], but gathering the facts of entry content for the
+/// whole page as the pass goes, as a pass with a selector does: what the facts of one
+/// element read alone are compared with.
+#[cfg(test)]
+pub(crate) fn parse_gathering_facts(html: &str, page_url: &Url) -> Result<Parsed, ExtractError> {
+    let mut pass = Pass::new(html, false, Gather::Links);
+    pass.tree = Some(Tree::new(false, true));
+    super::scan::scan(html, &mut pass)?;
+    Ok(finish(pass, page_url))
 }
 
 /// What the collectors of a finished pass found.

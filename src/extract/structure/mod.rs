@@ -233,11 +233,12 @@ impl Tree {
     }
 
     /// A tree that notes where each element stands, for the facts of entry content to
-    /// be read from one element's markup later ([`Structure::facts_for`]).
-    pub(super) fn with_places() -> Self {
+    /// be read from one element's markup later ([`Structure::facts_for`]), and collects
+    /// the page's visible text too when `with_text`.
+    pub(super) fn with_places(with_text: bool) -> Self {
         Self {
             places: Some(Places::default()),
-            ..Self::default()
+            ..Self::new(with_text, false)
         }
     }
 
