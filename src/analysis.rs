@@ -227,13 +227,13 @@ pub fn analyse<H: History>(
     // it): a copy of the pass without what entry facts are read from, which only the
     // analysis reads.
     let pass = (input.keep_pass != Keep::Nothing).then(|| {
-        let (facts, places) = (structure.facts.take(), structure.places.take());
+        let entry_facts = structure.entry_facts.take();
         let copy = Box::new(extract::Parsed {
             page: page.clone(),
             structure: structure.clone(),
             text,
         });
-        (structure.facts, structure.places) = (facts, places);
+        structure.entry_facts = entry_facts;
         copy
     });
     // Deep watches: the site's template links and blocks are noise, removed before the

@@ -557,7 +557,7 @@ fn the_kept_pass_is_the_crawls_own_reading_of_the_page() {
         assert_eq!(kept.structure.blocks, own.structure.blocks);
         assert_eq!(kept.structure.main, own.structure.main);
         assert!(
-            kept.structure.facts.is_none() && kept.structure.places.is_none(),
+            kept.structure.entry_facts.is_none(),
             "what entry facts are read from is not kept"
         );
         if keep == Keep::Pass {

@@ -489,8 +489,7 @@ impl Crawl {
             kept_structure: entries::Structure {
                 ctx: kept_ctx,
                 blocks,
-                facts: None,
-                places: None,
+                entry_facts: None,
                 main,
             },
             contexts,

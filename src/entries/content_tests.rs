@@ -22,17 +22,23 @@ fn contents(html: &str, tz: Tz) -> Vec<(String, Content)> {
 }
 
 fn contents_at(html: &str, page: &Url, tz: Tz) -> Vec<(String, Content)> {
+    use crate::extract::structure::EntryFacts;
     use crate::extract::{parse, Gather};
     let parsed = parse(html, page, None, Gather::Content).unwrap();
     let (links, st) = (parsed.page.links, parsed.structure);
-    assert!(st.facts.is_none(), "a check's pass notes places, not facts");
+    assert!(
+        matches!(st.entry_facts, Some(EntryFacts::Places(_))),
+        "a check's pass notes places, not facts"
+    );
     // A deep watch's own page too, with its visible text.
     let deep = parse(html, page, None, Gather::ContentAndText).unwrap();
-    assert!(deep.structure.facts.is_none() && deep.text.is_some());
-    assert_eq!(deep.structure.places, st.places);
+    assert!(deep.text.is_some());
+    assert_eq!(deep.structure.entry_facts, st.entry_facts);
     // The facts of the whole page, gathered as the pass goes (as with a selector).
     let whole = crate::extract::page::parse_gathering_facts(html, page).unwrap();
-    let all = whole.structure.facts.as_ref().expect("facts gathered");
+    let Some(EntryFacts::Gathered(all)) = &whole.structure.entry_facts else {
+        panic!("facts gathered");
+    };
     let entries = super::super::group(&links, &st.ctx);
     let mut out = Vec::new();
     for (e, &main) in entries.main.iter().enumerate() {

@@ -46,7 +46,7 @@ use super::hiding::{may_hide, Attrs};
 use super::links::{LinkEnd, LinkState, RawLink};
 use super::lol::Selecting;
 use super::markup::{Sink, Tag, Text};
-use super::structure::{PageText, Structure, Tree};
+use super::structure::{EntryFacts, PageText, Structure, Tree};
 use super::{resolve, ExtractError, ExtractedPage, Selector};
 
 /// What a pass gathers besides the links, title and flags.
@@ -211,11 +211,13 @@ impl Structure {
     /// page's when the pass gathered them, else read from the element's markup in `html`
     /// (the text the pass read). `None` when the pass gathered neither.
     pub fn facts_for(&self, html: &str, id: u32) -> Option<Cow<'_, Facts>> {
-        if let Some(f) = &self.facts {
-            return Some(Cow::Borrowed(f));
+        match self.entry_facts.as_ref()? {
+            EntryFacts::Gathered(f) => Some(Cow::Borrowed(f)),
+            EntryFacts::Places(p) => {
+                let (range, hidden) = p.of(id)?;
+                Some(Cow::Owned(facts_of(html, range, id, hidden)))
+            }
         }
-        let (range, hidden) = self.places.as_ref()?.of(id)?;
-        Some(Cow::Owned(facts_of(html, range, id, hidden)))
     }
 }
 

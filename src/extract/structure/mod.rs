@@ -44,6 +44,15 @@ use text::Text;
 use blocks::alphanumerics;
 pub use blocks::Blocks;
 
+/// What the facts of entry content are read from ([`Structure::facts_for`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryFacts {
+    /// The whole page's, gathered as the pass went (a pass with a selector).
+    Gathered(Facts),
+    /// Where each element's markup stands, to read one element's facts from.
+    Places(Places),
+}
+
 /// Levels of a link's element path held without an allocation: 96% of the links of a
 /// sample of real list pages stand at most 16 elements deep (none deeper than 20).
 pub const PATH_INLINE: usize = 16;
@@ -174,11 +183,9 @@ pub struct Structure {
     /// element for).
     pub ctx: Vec<Option<Context>>,
     pub blocks: Blocks,
-    /// What entry content is read from, with [`super::Gather::Content`]: the facts of
-    /// the whole page when the pass gathered them ([`Structure::facts_for`]).
-    pub facts: Option<Facts>,
-    /// Otherwise where each element's markup stands, to read its facts from.
-    pub places: Option<Places>,
+    /// What entry content is read from, with [`super::Gather::Content`]
+    /// ([`Structure::facts_for`]).
+    pub entry_facts: Option<EntryFacts>,
     /// The page's main content: its first `main` element (or element with the landmark
     /// role `main`), by instance id. Everything outside it (header, menus, sidebars,
     /// footer link boxes) is, by the element's definition, not the page's dominant
@@ -298,8 +305,10 @@ impl Tree {
         let structure = Structure {
             ctx,
             blocks: self.blocks,
-            facts: self.facts,
-            places: self.places,
+            entry_facts: self
+                .facts
+                .map(EntryFacts::Gathered)
+                .or(self.places.map(EntryFacts::Places)),
             main: self.main,
         };
         (structure, text)
