@@ -19,7 +19,14 @@ pub struct Blocks {
 impl Blocks {
     pub(super) fn open(&mut self, id: u32) {
         let i = id as usize;
-        if self.end.len() <= i {
+        // (ids count up from 0 in a page's pass: almost always the next one)
+        if i == self.end.len() {
+            self.text.push(0);
+            self.media.push(0);
+            self.end.push(id + 1);
+            return;
+        }
+        if self.end.len() < i {
             self.text.resize(i + 1, 0);
             self.media.resize(i + 1, 0);
             self.end.resize(i + 1, 0);
@@ -63,15 +70,34 @@ impl Blocks {
     }
 }
 
-/// The letters and digits of `s` (by [`char::is_alphanumeric`]), counted byte by byte
-/// when `s` is ASCII (most text of most pages, and a loop the compiler vectorizes).
+/// The letters and digits of `s` (by [`char::is_alphanumeric`]): counted byte by byte
+/// in runs of 32 ASCII bytes (most text of most pages, and a loop the compiler
+/// vectorizes), by characters from the first run that holds another byte on.
 pub(super) fn alphanumerics(s: &str) -> u32 {
-    let n = if s.is_ascii() {
-        s.bytes().filter(u8::is_ascii_alphanumeric).count()
-    } else {
-        s.chars().filter(|c| c.is_alphanumeric()).count()
-    };
+    const RUN: usize = 32;
+    let bytes = s.as_bytes();
+    let mut n = 0usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        let run = &bytes[at..bytes.len().min(at + RUN)];
+        if !run.is_ascii() {
+            // `at` follows ASCII bytes only: a character starts there.
+            n += s.get(at..).map_or(0, |rest| {
+                rest.chars().filter(|c| c.is_alphanumeric()).count()
+            });
+            break;
+        }
+        // At most 32 per run: a byte counter the compiler keeps in vector lanes.
+        let k: u8 = run.iter().map(|&b| u8::from(ascii_alphanumeric(b))).sum();
+        n += usize::from(k);
+        at += RUN;
+    }
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// [`u8::is_ascii_alphanumeric`] as two range checks without branches.
+fn ascii_alphanumeric(b: u8) -> bool {
+    ((b | 0x20).wrapping_sub(b'a') < 26) | (b.wrapping_sub(b'0') < 10)
 }
 
 #[cfg(test)]
@@ -79,14 +105,28 @@ mod tests {
     use super::alphanumerics;
 
     proptest::proptest! {
-        /// Counted by bytes or by characters, the letters and digits are Unicode's.
+        /// Counted by bytes or by characters, the letters and digits are Unicode's: over
+        /// every ASCII byte, and with other characters after runs of ASCII of any length.
         #[test]
-        fn alphanumerics_are_unicodes(s in "[a-zA-Z0-9 .,_\\-\\t\u{e9}\u{4e2d}\u{661}\u{a0}\u{1F600}]{0,40}") {
-            let want = s.chars().filter(|c| c.is_alphanumeric()).count();
-            proptest::prop_assert_eq!(alphanumerics(&s) as usize, want);
-            let ascii: String = s.chars().filter(char::is_ascii).collect();
-            let want = ascii.chars().filter(|c| c.is_alphanumeric()).count();
-            proptest::prop_assert_eq!(alphanumerics(&ascii) as usize, want);
+        fn alphanumerics_are_unicodes(
+            ascii in "[\\x00-\\x7f]{0,100}",
+            s in "[a-zA-Z0-9 .,_\\-\\t\u{e9}\u{4e2d}\u{661}\u{a0}\u{1F600}]{0,40}",
+        ) {
+            let count = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count();
+            proptest::prop_assert_eq!(alphanumerics(&s) as usize, count(&s));
+            proptest::prop_assert_eq!(alphanumerics(&ascii) as usize, count(&ascii));
+            let mixed = format!("{ascii}{s}{ascii}");
+            proptest::prop_assert_eq!(alphanumerics(&mixed) as usize, count(&mixed));
+        }
+    }
+
+    /// A letter beyond ASCII after a long run of ASCII counts (a run of 32 bytes that
+    /// holds its first byte, or a later one).
+    #[test]
+    fn a_letter_after_ascii_runs_counts() {
+        for pre in [0, 1, 31, 32, 33, 63, 64, 70] {
+            let s = format!("{}\u{e9}t\u{e9} 1", "a".repeat(pre));
+            assert_eq!(alphanumerics(&s) as usize, pre + 4, "{pre}");
         }
     }
 }
