@@ -244,6 +244,13 @@ pub(super) struct TagEnd {
 /// Pushes each attribute to `out` (offsets relative to `base`, the tag's start) and
 /// returns where the tag ends.
 pub(super) fn scan_attrs(b: &[u8], from: usize, base: usize, out: &mut Vec<AttrSpan>) -> TagEnd {
+    // Most tags end right after their name (`<li>`, `</a>`): answered before the loop.
+    if b.get(from) == Some(&b'>') {
+        return TagEnd {
+            gt: Some(from),
+            self_closing: false,
+        };
+    }
     let n = b.len();
     let rel = |i: usize| u32::try_from(i - base).unwrap_or(u32::MAX);
     let mut i = from;

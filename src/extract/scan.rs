@@ -52,10 +52,29 @@ struct Namespaces {
     stack: Vec<Ns>,
 }
 
-const VOID: [&str; 17] = [
-    "area", "base", "basefont", "bgsound", "br", "col", "embed", "hr", "img", "input", "keygen",
-    "link", "meta", "param", "source", "track", "wbr",
-];
+/// The void elements of HTML: no content, no end tag.
+fn is_void(name: &str) -> bool {
+    matches!(
+        name,
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+    )
+}
 
 /// Start tags that end foreign content (SVG or MathML).
 const LEAVE_FOREIGN: [&str; 44] = [
@@ -346,7 +365,7 @@ impl<'h, S: Sink> Scanner<'h, '_, S> {
         let kind = self.ns.start(&tag, end.self_closing);
         tag.html_ns = self.ns.current() == Ns::Html;
         tag.content = if tag.html_ns {
-            !VOID.contains(&&*tag.name)
+            !is_void(&tag.name)
         } else {
             !end.self_closing
         };
