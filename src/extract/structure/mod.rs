@@ -366,19 +366,45 @@ impl Tree {
         }
     }
 
-    /// Pops an open `tag` (one of `tags`) unless one of `barriers` is open above it: the
-    /// implicit end tags of HTML.
-    fn close_implicit(&mut self, tags: &[&str], barriers: &[&str]) {
+    /// Pops the innermost open element that `closes` names unless an element that
+    /// `stops` names is open above it: the implicit end tags of HTML.
+    fn close_implicit(&mut self, closes: impl Fn(&[u8]) -> bool, stops: impl Fn(&[u8]) -> bool) {
         for i in (0..self.stack.len()).rev() {
             let t = self.stack[i].tag.name();
-            if tags.iter().any(|n| n.as_bytes() == t) {
+            if closes(t) {
                 let id = self.stack[i].id;
                 self.close(id);
                 return;
             }
-            if barriers.iter().any(|n| n.as_bytes() == t) {
+            if stops(t) {
                 return;
             }
+        }
+    }
+
+    /// What the start tag `tag` (of the sets `kind`) closes before it opens: the
+    /// implicit end tags of HTML, and a link still open.
+    fn close_before(&mut self, tag: &str, kind: u8) {
+        match tag {
+            "li" => self.close_implicit(|t| t == b"li", |t| matches!(t, b"ul" | b"ol" | b"menu")),
+            "dt" | "dd" => self.close_implicit(|t| matches!(t, b"dt" | b"dd"), |t| t == b"dl"),
+            "tr" => self.close_implicit(
+                |t| t == b"tr",
+                |t| matches!(t, b"table" | b"thead" | b"tbody" | b"tfoot"),
+            ),
+            "td" | "th" => self.close_implicit(
+                |t| matches!(t, b"td" | b"th"),
+                |t| matches!(t, b"tr" | b"table"),
+            ),
+            "option" => {
+                self.close_implicit(|t| t == b"option", |t| matches!(t, b"select" | b"datalist"));
+            }
+            "a" => self.close_anchor(),
+            _ if kind & BLOCK != 0 => self.close_implicit(
+                |t| t == b"p",
+                |t| matches!(t, b"div" | b"td" | b"li" | b"section" | b"article"),
+            ),
+            _ => {}
         }
     }
 
@@ -387,18 +413,7 @@ impl Tree {
     /// tag separates words, and the index of the anchor it opened, if it is a link.
     pub(super) fn on_element(&mut self, el: &StartTag<'_>, tag: &str, attrs: &Attrs) -> Opened {
         let kind = KINDS.get(tag);
-        match tag {
-            "li" => self.close_implicit(&["li"], &["ul", "ol", "menu"]),
-            "dt" | "dd" => self.close_implicit(&["dt", "dd"], &["dl"]),
-            "tr" => self.close_implicit(&["tr"], &["table", "thead", "tbody", "tfoot"]),
-            "td" | "th" => self.close_implicit(&["td", "th"], &["tr", "table"]),
-            "option" => self.close_implicit(&["option"], &["select", "datalist"]),
-            "a" => self.close_anchor(),
-            _ if kind & BLOCK != 0 => {
-                self.close_implicit(&["p"], &["div", "td", "li", "section", "article"]);
-            }
-            _ => {}
-        }
+        self.close_before(tag, kind);
         let parent = self.stack.last();
         let parent_role = parent.map_or(FNV_SEED, |p| p.role);
         let landmark = attrs.role.is_some_and(|role| {
