@@ -10,15 +10,33 @@
 pub struct Blocks {
     /// Own text characters of element `id` (not of its children) until [`Blocks::finish`];
     /// then prefix sums over ids.
-    pub(super) text: Vec<u32>,
-    pub(super) media: Vec<u32>,
+    text: Vec<u32>,
+    media: Vec<u32>,
     /// One past the last descendant id of each element.
     end: Vec<u32>,
+    /// The first element id held: 0 for a whole page, the element's own when one
+    /// element's markup is read alone (the vectors hold its elements only).
+    first: u32,
 }
 
 impl Blocks {
+    /// Blocks whose first element has id `first`.
+    pub(super) fn starting_at(first: u32) -> Self {
+        Self {
+            first,
+            ..Self::default()
+        }
+    }
+
+    /// Where element `id` is held in the vectors.
+    fn index(&self, id: u32) -> Option<usize> {
+        id.checked_sub(self.first).map(|i| i as usize)
+    }
+
     pub(super) fn open(&mut self, id: u32) {
-        let i = id as usize;
+        let Some(i) = self.index(id) else {
+            return;
+        };
         // (ids count up from 0 in a page's pass: almost always the next one)
         if i == self.end.len() {
             self.text.push(0);
@@ -35,8 +53,22 @@ impl Blocks {
     }
 
     pub(super) fn close(&mut self, id: u32, next: u32) {
-        if let Some(e) = self.end.get_mut(id as usize) {
+        if let Some(e) = self.index(id).and_then(|i| self.end.get_mut(i)) {
             *e = next;
+        }
+    }
+
+    /// Letters and digits of visible text of element `id`'s own.
+    pub(super) fn add_text(&mut self, id: u32, n: u32) {
+        if let Some(t) = self.index(id).and_then(|i| self.text.get_mut(i)) {
+            *t = t.saturating_add(n);
+        }
+    }
+
+    /// A picture or a date in element `id`.
+    pub(super) fn add_media(&mut self, id: u32) {
+        if let Some(m) = self.index(id).and_then(|i| self.media.get_mut(i)) {
+            *m += 1;
         }
     }
 
@@ -60,11 +92,11 @@ impl Blocks {
     /// Letters and digits of text outside links, and pictures and dates, in the element
     /// `id` and its descendants.
     pub fn content(&self, id: u32) -> (u32, u32) {
-        let i = id as usize;
-        let Some(&end) = self.end.get(i) else {
+        let Some((i, &end)) = self.index(id).and_then(|i| Some((i, self.end.get(i)?))) else {
             return (0, 0);
         };
-        let end = (end as usize).clamp(i + 1, self.text.len().saturating_sub(1));
+        let end = (end.saturating_sub(self.first) as usize)
+            .clamp(i + 1, self.text.len().saturating_sub(1));
         let sum = |v: &Vec<u32>| v.get(end).zip(v.get(i)).map_or(0, |(b, a)| b - a);
         (sum(&self.text), sum(&self.media))
     }
@@ -118,6 +150,30 @@ mod tests {
             let mixed = format!("{ascii}{s}{ascii}");
             proptest::prop_assert_eq!(alphanumerics(&mixed) as usize, count(&mixed));
         }
+    }
+
+    /// A tree that reads one element's markup alone (an entry's block far down a long
+    /// page) holds that element's ids only, and counts what they hold by their ids:
+    /// reading every entry of a page stays linear.
+    #[test]
+    fn a_tree_for_one_element_holds_its_own_elements_only() {
+        use crate::extract::hiding::Attrs;
+        use crate::extract::markup::Tag;
+        let src = "<li><b>Notice</b> of the board</li>";
+        let mut tree = super::super::Tree::for_element(5000, false);
+        for (name, span) in [("li", 0..4), ("b", 4..7)] {
+            let tag = Tag::new(name.into(), &src[span.clone()], span, &[], true, true);
+            tree.on_element(&tag, name, &Attrs::default());
+        }
+        let blocks = &mut tree.blocks;
+        assert_eq!(blocks.end.len(), 2, "li and b, not 5,002 slots");
+        blocks.add_text(5001, 6);
+        blocks.add_text(5000, 10);
+        blocks.add_media(5001);
+        blocks.finish(&[5000, 5001], 5002);
+        assert_eq!(blocks.content(5000), (16, 1));
+        assert_eq!(blocks.content(5001), (6, 1));
+        assert_eq!(blocks.content(4999), (0, 0), "an id before the element");
     }
 
     /// A letter beyond ASCII after a long run of ASCII counts (a run of 32 bytes that

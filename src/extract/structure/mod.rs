@@ -256,6 +256,7 @@ impl Tree {
         Self {
             next_id: first,
             facts: Some(Facts::within_element(first, hidden)),
+            blocks: Blocks::starting_at(first),
             ..Self::default()
         }
     }
@@ -455,9 +456,7 @@ impl Tree {
             p.seen(el.span.end);
         }
         if matches!(tag, "img" | "picture" | "svg" | "video" | "time") {
-            if let Some(m) = self.blocks.media.get_mut(id as usize) {
-                *m += 1;
-            }
+            self.blocks.add_media(id);
         }
         let can_close = el.content;
         self.stack.push(Frame {
@@ -562,9 +561,7 @@ impl Tree {
         }
         let n = alphanumerics(chunk.s);
         if n > 0 {
-            if let Some(t) = self.blocks.text.get_mut(top.id as usize) {
-                *t = t.saturating_add(n);
-            }
+            self.blocks.add_text(top.id, n);
         }
     }
 }
