@@ -149,7 +149,9 @@ impl Facts {
             self.hiding.pop();
         }
         let end = self.text.len() as u32;
-        let i = self.index(id).unwrap_or(usize::MAX);
+        let Some(i) = self.index(id) else {
+            return;
+        };
         if let Some(s) = self.span.get_mut(i) {
             s.end = end;
         }
