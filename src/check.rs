@@ -18,7 +18,7 @@ use crate::fetch::{FetchOutcome, Fetcher, Validators};
 use crate::model::{Item, Status, Watch};
 use crate::schedule::{self, Observation, Outcome};
 use crate::state::WatchState;
-use crate::store::{CheckRecord, LinksRead, ReadLinks, Store, StoreError, WatchHistory};
+use crate::store::{CheckRecord, LinksRead, Prepared, ReadLinks, Store, StoreError, WatchHistory};
 
 /// The service-wide rules a check follows, besides the watch's own settings.
 #[derive(Debug, Clone, Copy)]
@@ -310,7 +310,7 @@ pub async fn run(
         Ok(FetchOutcome::Page(page)) if crawl.is_none() => {
             // A plain watch: the analysis and the end of the check (whose commit waits
             // for the disk) in one go on the CPU pool, off the async workers.
-            let (state, report) = crate::cpu::run(move || {
+            let (state, report, commit) = crate::cpu::run(move || {
                 let input = crate::crawl::root_input(&page, None, &own.rules.tracking);
                 let history = own.store.history(&own.watch.id);
                 let a = analyse_history(&history, &own.watch, &own.prev, &input, now)?;
@@ -318,6 +318,7 @@ pub async fn run(
                 own.finish(a.map_err(Failure::Page), None, now, end)
             })
             .await?;
+            store.finish_check(commit).await?;
             return Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await);
         }
         Ok(FetchOutcome::Page(page)) => {
@@ -343,7 +344,9 @@ pub async fn run(
         _ => None,
     };
     // The end of the check waits for the disk: on the CPU pool too.
-    let (state, report) = crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
+    let (state, report, commit) =
+        crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
+    store.finish_check(commit).await?;
     Ok(articles(store, fetcher, settings, watch, &state, report, dry_run).await)
 }
 
@@ -394,15 +397,16 @@ struct Own {
 }
 
 impl Own {
-    /// The end of a check: settles its result into the watch's next state and commits
-    /// it (unless `end.dry_run`). Returns the state and the report.
+    /// The end of a check: settles its result into the watch's next state and gathers
+    /// its commit (nothing when `end.dry_run`), for [`Store::finish_check`]. Returns the
+    /// state, the report and the commit.
     fn finish(
         &self,
         result: Result<Analysis, Failure>,
         deep: Option<DeepOutcome>,
         now: i64,
         end: End,
-    ) -> Result<(WatchState, CheckReport), StoreError> {
+    ) -> Result<(WatchState, CheckReport, Prepared), StoreError> {
         let (watch, prev) = (&self.watch, &self.prev);
         let ms = end.started.elapsed().as_millis() as u64;
         let settings = self.rules.settings();
@@ -416,10 +420,12 @@ impl Own {
             report.next_check = state.next_check;
             record.host_pause = Some(wait);
         }
-        if !end.dry_run {
-            self.store.commit_check(&watch.id, prev, &state, &record)?;
-        }
-        Ok((state, report))
+        let commit = if end.dry_run {
+            Prepared::default()
+        } else {
+            self.store.prepare_check(&watch.id, prev, &state, &record)?
+        };
+        Ok((state, report, commit))
     }
 }
 
@@ -455,26 +461,6 @@ async fn articles(
         Err(e) => tracing::warn!(id = %watch.id, error = %e, "cannot store the full text"),
     }
     report
-}
-
-/// [`run`] (committing) with the default deep, tracking and full-text settings: the
-/// tests that drive one check below the service.
-#[cfg(test)]
-pub(crate) async fn run_with_defaults(
-    store: &Store,
-    fetcher: &Fetcher,
-    sched: &ScheduleConfig,
-    watch: &Watch,
-    now: i64,
-) -> Result<CheckReport, StoreError> {
-    let (deep, tracking) = (DeepConfig::default(), Tracking::default());
-    let settings = Settings {
-        sched,
-        deep: &deep,
-        tracking: &tracking,
-        full_text: FullText::default(),
-    };
-    run(store, fetcher, &settings, watch, now, false).await
 }
 
 /// [`analyse`] (and a deep watch's reading of its own page) on the CPU pool: the page,
@@ -595,4 +581,4 @@ pub fn apply(
 
 #[cfg(test)]
 #[path = "check_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -145,3 +145,22 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
     }
     assert!(!first_after[3], "{first_after:?}");
 }
+
+/// [`run`] (committing) with the default deep, tracking and full-text settings: the
+/// tests that drive one check below the service.
+pub(crate) async fn run_with_defaults(
+    store: &Store,
+    fetcher: &Fetcher,
+    sched: &ScheduleConfig,
+    watch: &Watch,
+    now: i64,
+) -> Result<CheckReport, StoreError> {
+    let (deep, tracking) = (DeepConfig::default(), Tracking::default());
+    let settings = Settings {
+        sched,
+        deep: &deep,
+        tracking: &tracking,
+        full_text: FullText::default(),
+    };
+    run(store, fetcher, &settings, watch, now, false).await
+}

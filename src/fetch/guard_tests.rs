@@ -178,7 +178,7 @@ async fn a_refused_redirect_is_stored_as_the_watch_error() {
     let sched = Config::default().schedule;
     let state = WatchState::new(1_700_000_000, crate::schedule::Adaptive::initial(&sched));
     store.insert_watch(&watch, &state).expect("insert");
-    let report = crate::check::run_with_defaults(&store, &f, &sched, &watch, 1_700_000_000)
+    let report = crate::check::tests::run_with_defaults(&store, &f, &sched, &watch, 1_700_000_000)
         .await
         .expect("check runs");
     let error = report.error.expect("failed");

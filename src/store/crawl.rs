@@ -134,7 +134,7 @@ impl Store {
     /// what `read` was made from and the deltas stay small, the full state otherwise.
     pub(super) fn put_crawl(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
         state: &CrawlState,
         read: Option<&CrawlRead>,

@@ -38,7 +38,7 @@ impl Store {
             return Err(StoreError::NoWatch(watch.id.clone()));
         };
         let mut state = prev.clone();
-        let mut batch = sled::Batch::default();
+        let mut batch = super::commit::Writes::default();
         if rebaseline {
             let left = seen::Stamp::new(self_now(&prev), prev.checks);
             let hashes: Vec<_> = self
@@ -71,7 +71,7 @@ impl Store {
         batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(&state));
         Self::put_index(&mut batch, watch, &state);
         self.bump_feed(&mut batch, &watch.id, &state)?;
-        self.db()?.apply_batch(batch)?;
+        self.db()?.apply_batch(batch.into_batch())?;
         self.db()?.flush()?;
         Ok(())
     }

@@ -134,7 +134,7 @@ impl Store {
             return Err(StoreError::NoWatch(id.clone()));
         };
         let db = self.db()?;
-        let mut batch = sled::Batch::default();
+        let mut batch = super::commit::Writes::default();
         let by_id: HashMap<&str, &str> = contents
             .iter()
             .map(|(i, c)| (i.as_str(), c.as_str()))
@@ -177,7 +177,7 @@ impl Store {
         if added {
             self.bump_feed(&mut batch, id, &state)?;
         }
-        db.apply_batch(batch)?;
+        db.apply_batch(batch.into_batch())?;
         db.flush()?;
         Ok(())
     }
@@ -212,7 +212,7 @@ impl Store {
     /// window (packed or not, however it got there), and the packing of old items.
     pub(super) fn put_items(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
         seq: u64,
         new: &[Item],

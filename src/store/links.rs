@@ -135,7 +135,7 @@ impl Store {
     /// `earlier`: the array as this check read it, if it did.
     pub(super) fn put_links(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
         new: &[Link],
         earlier: Option<&ReadLinks>,
@@ -160,7 +160,7 @@ impl Store {
     /// Adds the removal of the stored link array of `id` to `batch`.
     pub(super) fn remove_links(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
     ) -> Result<(), StoreError> {
         batch.remove(keys::watch_key(keys::LINKS, id));

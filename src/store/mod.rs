@@ -2,7 +2,9 @@
 //!
 //! One sled tree holds watches, their check state, their last link array, their items,
 //! the URLs each watch has seen and the due index (layout in `keys.rs`). A check's
-//! results are written by [`Store::commit_check`] in one atomic batch. What a reader
+//! results are written in one atomic batch, by [`Store::commit_check`] or, for a live
+//! check, by the store's committer with those of the checks that end about the same
+//! time (`commit.rs`). What a reader
 //! serves (items, a feed's stamp, a check's report) it first makes durable with
 //! [`Store::settle`], which flushes only when a commit that brought something to serve
 //! is not yet on disk, and fails when a reopen after a storage failure may have dropped
@@ -13,6 +15,7 @@
 
 mod backend;
 mod codec;
+mod commit;
 mod compact;
 mod crawl;
 mod crawl_codec;
@@ -34,6 +37,7 @@ mod state;
 pub mod transfer;
 
 pub use backend::NodeLimits;
+pub use commit::Prepared;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
 pub use crawl::CrawlRead;
 pub use keys::url_hash as seen_key;
@@ -48,8 +52,8 @@ use std::sync::{Arc, RwLock};
 
 use serde::{de::DeserializeOwned, Serialize};
 
-use crate::model::{Link, Status, Watch, WatchId};
-use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
+use crate::model::{Link, Watch, WatchId};
+use crate::state::WatchState;
 
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 /// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,
@@ -70,7 +74,7 @@ pub use crate::model::ITEMS_KEPT;
 /// Leading byte of JSON values (see `codec.rs`).
 const VALUE_V1: u8 = codec::JSON_V1;
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("the store at {path} is in use by another sitefeed process (is `sitefeed serve` running?); stop it or use another data directory")]
     Locked { path: PathBuf },
@@ -135,6 +139,8 @@ struct Shared {
     items_kept: std::sync::atomic::AtomicU64,
     /// Commits that brought something to serve, and which of them are on disk.
     settle: settle::Settle,
+    /// Applies the writes of live checks in groups (`commit.rs`).
+    committer: commit::Committer,
 }
 
 impl std::fmt::Debug for Store {
@@ -220,23 +226,6 @@ impl Store {
         self.shared.health.guard(|| self.remove_watch_unguarded(id))
     }
 
-    /// Writes a check's results (see `commit_check_unguarded`); a storage failure is
-    /// recorded in the store's health.
-    pub fn commit_check(
-        &self,
-        id: &WatchId,
-        prev: &WatchState,
-        state: &WatchState,
-        record: &CheckRecord,
-    ) -> Result<(), StoreError> {
-        if let Some(pg) = &self.pg {
-            return pg.commit_check(id, prev, state, record, self.items_kept());
-        }
-        self.shared
-            .health
-            .guard(|| self.commit_check_unguarded(id, prev, state, record))
-    }
-
     /// Rewrites the schema version (the same value) and flushes it.
     fn probe(&self) -> Result<(), StoreError> {
         self.shared.health.guard(|| {
@@ -261,12 +250,12 @@ impl Store {
             .compare_and_swap(&wkey, None as Option<&[u8]>, Some(encode(watch)))?
             .is_ok();
         if added {
-            let mut batch = sled::Batch::default();
+            let mut batch = commit::Writes::default();
             batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
             batch.insert(keys::due(state.next_check, &watch.id), &[]);
             Self::put_index(&mut batch, watch, state);
             self.bump_feed(&mut batch, &watch.id, state)?;
-            self.db()?.apply_batch(batch)?;
+            self.db()?.apply_batch(batch.into_batch())?;
             self.db()?.flush()?;
         }
         Ok(added)
@@ -351,7 +340,7 @@ impl Store {
                 .remove(keys::watch_key(keys::WATCH, id))?
                 .is_some());
         };
-        let mut batch = sled::Batch::default();
+        let mut batch = commit::Writes::default();
         batch.remove(keys::due(state.next_check, id));
         for kind in keys::PER_WATCH {
             batch.remove(keys::watch_key(kind, id));
@@ -361,109 +350,9 @@ impl Store {
                 batch.remove(k?);
             }
         }
-        self.db()?.apply_batch(batch)?;
+        self.db()?.apply_batch(batch.into_batch())?;
         self.db()?.flush()?;
         Ok(true)
-    }
-
-    /// Writes a check's results and the watch's new state in one atomic batch. When it
-    /// holds something to serve (new items, what a feed says), it is counted for
-    /// [`Store::settle`]: a reader flushes it before serving it. `prev` is the state the
-    /// check started from.
-    fn commit_check_unguarded(
-        &self,
-        id: &WatchId,
-        prev: &WatchState,
-        state: &WatchState,
-        record: &CheckRecord,
-    ) -> Result<(), StoreError> {
-        // The check log and the baseline time are derived here, so every check that
-        // commits is logged whichever path produced it.
-        let Some(watch) = self.watch(id)? else {
-            return Err(StoreError::NoWatch(id.clone()));
-        };
-        let mut state = state.clone();
-        let at = state.last_check.unwrap_or_default();
-        if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
-            state.baseline_at.get_or_insert(at);
-        }
-        state.error_since = match state.status {
-            Status::Error => prev.error_since.or(Some(at)),
-            Status::Ok => None,
-            Status::New => prev.error_since,
-        };
-        state.recent_checks.push_front(CheckLog {
-            at,
-            duration_ms: state.last_duration_ms,
-            new_items: record.new_items.len() as u32,
-            changed: record.links.is_some(),
-            error: state.error.clone(),
-        });
-        state.recent_checks.truncate(RECENT_CHECKS);
-        let mut batch = sled::Batch::default();
-        self.put_state_apart(&mut batch, id, prev, &mut state)?;
-        let state = &state;
-        // A paused watch is never in the due index (a check by hand still commits).
-        if prev.next_check != state.next_check || watch.options.paused {
-            batch.remove(keys::due(prev.next_check, id));
-        }
-        if !watch.options.paused {
-            batch.insert(keys::due(state.next_check, id), &[]);
-        }
-        if let Some(links) = &record.links {
-            self.put_links(&mut batch, id, links, record.earlier_links.as_ref())?;
-        }
-        // The sweep first: a URL that leaves the page now gets its new time below, in a
-        // bucket of its own.
-        let mut next_bucket = None;
-        if state.checks % seen::SWEEP_EVERY == 0 && state.checks != prev.checks {
-            next_bucket = Some(self.sweep_seen(&mut batch, id, at, state.checks)?);
-        }
-        if !record.seen_urls.is_empty() {
-            let seq = match next_bucket {
-                Some(n) => n,
-                None => self.next_seen_bucket(id)?,
-            };
-            let hashes = record.seen_urls.iter().map(|u| keys::url_hash(u)).collect();
-            seen::put(
-                &mut batch,
-                id,
-                seq,
-                hashes,
-                seen::Stamp::new(at, state.checks),
-            )?;
-        }
-        Self::put_failing(&mut batch, id, state);
-        // What a feed shows changes: new or edited items, or what it says of the watch.
-        let served = !record.new_items.is_empty()
-            || !record.retitled.is_empty()
-            || stamp::feed_facts(prev) != stamp::feed_facts(state);
-        if served {
-            self.bump_feed(&mut batch, id, state)?;
-        }
-        if let Some(crawl) = &record.crawl {
-            self.put_crawl(&mut batch, id, &crawl.state, crawl.read.as_ref())?;
-            for (url, links) in &crawl.pages {
-                batch.insert(keys::page(id, url), codec::encode_links(links));
-            }
-        }
-        self.put_items(
-            &mut batch,
-            id,
-            state.item_seq,
-            &record.new_items,
-            &record.retitled,
-        )?;
-        // Durable before a reader serves it (`settle`), or with sled's own flush within
-        // half a second. A crash before either loses the whole batch: the next check
-        // compares the page with the array before, whose URLs include every item served
-        // so far, so nothing served is lost or emitted twice.
-        let pending = served.then(|| self.shared.settle.begin());
-        self.db()?.apply_batch(batch)?;
-        if let Some(p) = pending {
-            p.applied();
-        }
-        Ok(())
     }
 
     /// Makes durable every commit whose items, feed stamp or report a reader has read

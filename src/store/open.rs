@@ -22,6 +22,7 @@ impl Shared {
             gate: gate::Gate::default(),
             compaction,
             items_kept: std::sync::atomic::AtomicU64::new(crate::model::DEFAULT_ITEMS_KEPT),
+            committer: super::commit::Committer::default(),
             settle: settle::Settle::default(),
         }
     }

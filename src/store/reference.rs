@@ -52,7 +52,7 @@ impl Store {
     /// keys, and the keys apart when they differ from `prev`'s or are not stored apart.
     pub(super) fn put_state_apart(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
         prev: &WatchState,
         state: &mut WatchState,

@@ -4,6 +4,7 @@ use super::pg::tests::{state, watch};
 use super::suite::check_at;
 use super::*;
 use crate::model::Link;
+use crate::state::CheckLog;
 
 /// A schema-4 store holds states whose logged checks have named fields: it opens as the
 /// newest schema, those checks read as they were, and the next check writes the state

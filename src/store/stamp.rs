@@ -62,7 +62,7 @@ impl Store {
     /// Adds a new feed stamp for `id` to `batch`.
     pub(super) fn bump_feed(
         &self,
-        batch: &mut sled::Batch,
+        batch: &mut super::commit::Writes,
         id: &WatchId,
         state: &WatchState,
     ) -> Result<(), StoreError> {
@@ -78,7 +78,7 @@ impl Store {
 
     /// Adds the small records of `watch` in `state` to `batch`: its render mode, its
     /// place in the failing index.
-    pub(super) fn put_index(batch: &mut sled::Batch, watch: &Watch, state: &WatchState) {
+    pub(super) fn put_index(batch: &mut super::commit::Writes, watch: &Watch, state: &WatchState) {
         batch.insert(
             keys::watch_key(keys::RENDER, &watch.id),
             encode(&watch.render),
@@ -86,7 +86,7 @@ impl Store {
         Self::put_failing(batch, &watch.id, state);
     }
 
-    pub(super) fn put_failing(batch: &mut sled::Batch, id: &WatchId, state: &WatchState) {
+    pub(super) fn put_failing(batch: &mut super::commit::Writes, id: &WatchId, state: &WatchState) {
         let key = keys::watch_key(keys::FAILING, id);
         if state.status == Status::Error {
             batch.insert(key, &[]);
@@ -133,7 +133,7 @@ impl Store {
     /// as they are (a full array without deltas; a seen URL without a time gets one at
     /// its watch's next sweep).
     pub(super) fn migrate_1_to_2(db: &sled::Db) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
+        let mut batch = super::commit::Writes::default();
         let mut n = 0u64;
         for kv in db.scan_prefix([keys::WATCH]) {
             let (k, v) = kv?;
@@ -163,7 +163,7 @@ impl Store {
             n += 1;
         }
         batch.insert(keys::SCHEMA, &2u32.to_be_bytes());
-        db.apply_batch(batch)?;
+        db.apply_batch(batch.into_batch())?;
         db.flush()?;
         tracing::info!(watches = n, "store migrated from schema 1 to 2");
         Ok(())

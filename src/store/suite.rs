@@ -4,7 +4,7 @@
 
 use super::pg::tests::{item, state, watch, TestDb};
 use super::*;
-use crate::model::Item;
+use crate::model::{Item, Status};
 
 /// `name` runs `body(&Store)` as `name::sled` and `name::postgres`.
 macro_rules! both {

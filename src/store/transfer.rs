@@ -173,7 +173,7 @@ impl Transfer for Store {
             return pg.import(d);
         }
         let id = &d.watch.id;
-        let mut batch = sled::Batch::default();
+        let mut batch = super::commit::Writes::default();
         batch.insert(keys::watch_key(keys::WATCH, id), encode(&d.watch));
         batch.insert(keys::watch_key(keys::STATE, id), encode(&d.state));
         if !d.watch.options.paused {
@@ -218,7 +218,7 @@ impl Transfer for Store {
             batch.insert(k, l.as_slice());
         }
         let db = self.db()?;
-        db.apply_batch(batch)?;
+        db.apply_batch(batch.into_batch())?;
         db.flush()?;
         Ok(())
     }

@@ -315,7 +315,7 @@ async fn a_list_built_by_a_script_after_a_delay_gives_the_items_of_its_static_tw
     let check = |w: &Watch, now: i64| {
         let (store, f, w) = (&store, &f, w.clone());
         async move {
-            crate::check::run_with_defaults(store, f, &sched, &w, now)
+            crate::check::tests::run_with_defaults(store, f, &sched, &w, now)
                 .await
                 .expect("check runs")
         }
