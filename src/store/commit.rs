@@ -215,7 +215,12 @@ fn run(queue: &Queue) {
             std::mem::take(&mut q.jobs)
         };
         company = jobs.len() > 1;
-        apply_jobs(jobs);
+        // A panic while applying drops the group's answers (its checks fail with
+        // `Closed`); the thread lives on for the checks queued after it.
+        let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| apply_jobs(jobs)));
+        if applied.is_err() {
+            tracing::error!("the store's committer failed on a group of checks");
+        }
         queue.lock().phase = Phase::Idle;
     }
 }
