@@ -308,8 +308,9 @@ pub async fn run(
         }),
         Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run),
         Ok(FetchOutcome::Page(page)) if crawl.is_none() => {
-            // A plain watch: the analysis and the end of the check (whose commit waits
-            // for the disk) in one go on the CPU pool, off the async workers.
+            // A plain watch: the analysis and the end of the check (its commit
+            // gathered) in one go on the CPU pool, off the async workers; the store's
+            // committer applies the commit.
             let (state, report, commit) = crate::cpu::run(move || {
                 let input = crate::crawl::root_input(&page, None, &own.rules.tracking);
                 let history = own.store.history(&own.watch.id);
@@ -343,7 +344,7 @@ pub async fn run(
         }
         _ => None,
     };
-    // The end of the check waits for the disk: on the CPU pool too.
+    // The end of the check (its commit gathered) on the CPU pool too.
     let (state, report, commit) =
         crate::cpu::run(move || own.finish(result, deep, now, end)).await?;
     store.finish_check(commit).await?;

@@ -1,9 +1,9 @@
 //! CPU-heavy work off the async workers: parsing and analysing pages, the LCS and reading
 //! a deep watch's pages run on a pool of its own, one thread per core, so a hostile page
 //! that takes seconds to parse never stalls the web server or the fetches of other
-//! watches. A check's end runs on the pool too, its commit and the flush that commit may
-//! wait for included; other waits on the disk (edits, removals) run on tokio's blocking
-//! threads ([`wait_on_disk`]).
+//! watches. A check's end runs on the pool too, up to its commit gathered (the store's
+//! committer applies it); waits on the disk (edits, removals, flushes) run on tokio's
+//! blocking threads ([`wait_on_disk`]).
 //!
 //! Why threads of its own rather than tokio's blocking pool behind a semaphore: the
 //! blocking pool hands each task to whichever of its threads is idle, and a permit freed

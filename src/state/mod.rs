@@ -64,7 +64,7 @@ pub struct WatchState {
     /// When the first successful check set the baseline.
     #[serde(default)]
     pub baseline_at: Option<i64>,
-    /// The last [`RECENT_CHECKS`] checks, newest first (written by `commit_check`).
+    /// The last [`RECENT_CHECKS`] checks, newest first (written at the commit, `store/commit.rs`).
     #[serde(default)]
     pub recent_checks: std::collections::VecDeque<CheckLog>,
     /// The roles (page structure) of the page's entry lists seen recently
@@ -80,7 +80,7 @@ pub struct WatchState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crawl: Option<crate::model::crawl::Summary>,
     /// When the current run of failures began (the first failed check after a success);
-    /// `None` while the watch is not failing. Kept by `commit_check`.
+    /// `None` while the watch is not failing. Kept at the commit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_since: Option<i64>,
     /// The last webhook delivery: when, and why it failed (`None`: delivered).
