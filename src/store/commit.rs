@@ -362,24 +362,8 @@ impl Store {
         let Some(watch) = self.watch(id)? else {
             return Err(StoreError::NoWatch(id.clone()));
         };
-        let mut state = state.clone();
+        let mut state = logged_state(prev, state, record);
         let at = state.last_check.unwrap_or_default();
-        if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
-            state.baseline_at.get_or_insert(at);
-        }
-        state.error_since = match state.status {
-            Status::Error => prev.error_since.or(Some(at)),
-            Status::Ok => None,
-            Status::New => prev.error_since,
-        };
-        state.recent_checks.push_front(CheckLog {
-            at,
-            duration_ms: state.last_duration_ms,
-            new_items: record.new_items.len() as u32,
-            changed: record.links.is_some(),
-            error: state.error.clone(),
-        });
-        state.recent_checks.truncate(RECENT_CHECKS);
         let mut batch = Writes::default();
         self.put_state_apart(&mut batch, id, prev, &mut state)?;
         let state = &state;
@@ -440,6 +424,34 @@ impl Store {
             reading,
         })
     }
+}
+
+/// The state a commit writes: `state` with the check log and the baseline time and
+/// failure start derived from `prev`, on either backend.
+pub(super) fn logged_state(
+    prev: &WatchState,
+    state: &WatchState,
+    record: &CheckRecord,
+) -> WatchState {
+    let mut state = state.clone();
+    let at = state.last_check.unwrap_or_default();
+    if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
+        state.baseline_at.get_or_insert(at);
+    }
+    state.error_since = match state.status {
+        Status::Error => prev.error_since.or(Some(at)),
+        Status::Ok => None,
+        Status::New => prev.error_since,
+    };
+    state.recent_checks.push_front(CheckLog {
+        at,
+        duration_ms: state.last_duration_ms,
+        new_items: record.new_items.len() as u32,
+        changed: record.links.is_some(),
+        error: state.error.clone(),
+    });
+    state.recent_checks.truncate(RECENT_CHECKS);
+    state
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::super::pg::tests::{item, state, watch};
+use super::super::suite::check_of;
 use super::*;
 use crate::model::{Item, Link, Watch};
 
@@ -14,21 +15,10 @@ fn store_with(n: usize) -> (Store, Vec<Watch>) {
     (s, watches)
 }
 
-/// The state and record of a check of `w` at `at` that found `url` as a new item.
+/// The states and record of a check of `w` at `at` that found `url` as a new item.
 fn checked(s: &Store, w: &Watch, at: i64, url: &str) -> (WatchState, WatchState, CheckRecord) {
-    let prev = s.state(&w.id).expect("state").expect("present");
-    let mut st = prev.clone();
-    st.status = Status::Ok;
-    st.checks += 1;
-    st.last_check = Some(at);
-    st.next_check = at + 60;
-    st.item_seq += 1;
-    let rec = CheckRecord {
-        links: Some(vec![Link::new("an entry", url)]),
-        new_items: vec![item(url, at)],
-        ..CheckRecord::default()
-    };
-    (prev, st, rec)
+    let links = vec![Link::new("an entry", url)];
+    check_of(s, w, at, links, &[], vec![item(url, at)])
 }
 
 fn links_of(s: &Store, w: &Watch) -> Vec<String> {

@@ -367,14 +367,15 @@ both!(
 );
 
 /// Commits a check at `at` with these links, URLs gone and new items; returns the state.
-pub(super) fn check_at(
+/// What [`check_at`] commits: the state before, the state after and the record.
+pub(super) fn check_of(
     s: &Store,
     w: &Watch,
     at: i64,
     links: Vec<Link>,
     seen: &[&str],
     new: Vec<Item>,
-) -> WatchState {
+) -> (WatchState, WatchState, CheckRecord) {
     let prev = s.state(&w.id).expect("state").expect("present");
     let mut st = prev.clone();
     st.status = Status::Ok;
@@ -389,6 +390,18 @@ pub(super) fn check_at(
         new_items: new,
         ..CheckRecord::default()
     };
+    (prev, st, rec)
+}
+
+pub(super) fn check_at(
+    s: &Store,
+    w: &Watch,
+    at: i64,
+    links: Vec<Link>,
+    seen: &[&str],
+    new: Vec<Item>,
+) -> WatchState {
+    let (prev, st, rec) = check_of(s, w, at, links, seen, new);
     s.commit_check(&w.id, &prev, &st, &rec).expect("commit");
     st
 }

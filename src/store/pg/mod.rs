@@ -36,11 +36,12 @@ use md5::{Digest, Md5};
 use serde::{de::DeserializeOwned, Serialize};
 use tokio_postgres::NoTls;
 
+use super::commit::logged_state;
 use super::{codec, health::Health, CheckRecord, StoreError};
 use crate::model::{Item, Link, Watch, WatchId};
 use crate::state::WatchState;
 pub(crate) use write::seq_i64;
-use write::{logged_state, Commit};
+use write::Commit;
 
 /// How to reach the database and how this node takes part.
 #[derive(Debug, Clone)]

@@ -3,9 +3,8 @@
 
 use super::{decode_links, from_json, md5, seen, to_json, watch_id, Db, PgStore};
 use crate::model::Watch;
-use crate::model::{Link, Status, WatchId};
-use crate::state::RECENT_CHECKS;
-use crate::state::{CheckLog, WatchState};
+use crate::model::{Link, WatchId};
+use crate::state::WatchState;
 use crate::store::{codec, CheckRecord, StoreError};
 
 impl Db {
@@ -182,34 +181,6 @@ impl Commit {
             host_pause: record.host_pause,
         }
     }
-}
-
-/// The state a commit writes: `state` with the check log and the baseline time and
-/// failure start derived from `prev`, as the sled backend derives them.
-pub(super) fn logged_state(
-    prev: &WatchState,
-    state: &WatchState,
-    record: &CheckRecord,
-) -> WatchState {
-    let mut state = state.clone();
-    let at = state.last_check.unwrap_or_default();
-    if prev.link_fingerprint.is_none() && state.link_fingerprint.is_some() {
-        state.baseline_at.get_or_insert(at);
-    }
-    state.error_since = match state.status {
-        Status::Error => prev.error_since.or(Some(at)),
-        Status::Ok => None,
-        Status::New => prev.error_since,
-    };
-    state.recent_checks.push_front(CheckLog {
-        at,
-        duration_ms: state.last_duration_ms,
-        new_items: record.new_items.len() as u32,
-        changed: record.links.is_some(),
-        error: state.error.clone(),
-    });
-    state.recent_checks.truncate(RECENT_CHECKS);
-    state
 }
 
 /// A sequence number as PostgreSQL's `int8` (they never come near 2^63).
