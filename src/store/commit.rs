@@ -23,6 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::settle::Reading;
+use super::writes::Writes;
 use super::{codec, keys, seen, stamp, CheckRecord, Store, StoreError};
 use crate::model::{Status, WatchId};
 use crate::state::{CheckLog, WatchState, RECENT_CHECKS};
@@ -33,37 +34,6 @@ const LINGER: Duration = Duration::from_millis(3);
 const MAX_GROUP: usize = 64;
 /// How often a committer that found no company tries lingering again.
 const PROBE_EVERY: Duration = Duration::from_millis(50);
-
-/// The writes of one commit, in order: a later write of a key overrides an earlier one.
-#[derive(Debug, Default)]
-pub(super) struct Writes(Vec<(sled::IVec, Option<sled::IVec>)>);
-
-impl Writes {
-    pub(super) fn insert<K: Into<sled::IVec>, V: Into<sled::IVec>>(&mut self, key: K, value: V) {
-        self.0.push((key.into(), Some(value.into())));
-    }
-
-    pub(super) fn remove<K: Into<sled::IVec>>(&mut self, key: K) {
-        self.0.push((key.into(), None));
-    }
-
-    /// Adds these writes to `batch`, after what it holds.
-    fn add_to(self, batch: &mut sled::Batch) {
-        for (k, v) in self.0 {
-            match v {
-                Some(v) => batch.insert(k, v),
-                None => batch.remove(k),
-            }
-        }
-    }
-
-    /// The writes as one sled batch.
-    pub(super) fn into_batch(self) -> sled::Batch {
-        let mut batch = sled::Batch::default();
-        self.add_to(&mut batch);
-        batch
-    }
-}
 
 /// A check's writes, gathered and not yet applied.
 #[derive(Debug)]

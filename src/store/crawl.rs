@@ -13,6 +13,7 @@
 use std::hash::BuildHasher;
 
 use super::links::MAX_DELTAS;
+use super::writes::Writes;
 use super::{crawl_codec, decode, keys, Store, StoreError};
 use crate::model::crawl::CrawlState;
 use crate::model::WatchId;
@@ -134,7 +135,7 @@ impl Store {
     /// what `read` was made from and the deltas stay small, the full state otherwise.
     pub(super) fn put_crawl(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         state: &CrawlState,
         read: Option<&CrawlRead>,

@@ -2,6 +2,7 @@
 //! re-baseline it) and the outcome of a webhook delivery. Each is atomic and flushed, on
 //! sled here and on PostgreSQL through `pg/`.
 
+use super::writes::Writes;
 use super::{encode, keys, seen, self_now, Store, StoreError};
 use crate::model::{Watch, WatchId};
 
@@ -38,7 +39,7 @@ impl Store {
             return Err(StoreError::NoWatch(watch.id.clone()));
         };
         let mut state = prev.clone();
-        let mut batch = super::commit::Writes::default();
+        let mut batch = Writes::default();
         if rebaseline {
             let left = seen::Stamp::new(self_now(&prev), prev.checks);
             let hashes: Vec<_> = self

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
+use super::writes::Writes;
 use super::{decode, encode, keys, Store, StoreError, ITEMS_KEPT};
 use crate::model::{Item, WatchId};
 
@@ -134,7 +135,7 @@ impl Store {
             return Err(StoreError::NoWatch(id.clone()));
         };
         let db = self.db()?;
-        let mut batch = super::commit::Writes::default();
+        let mut batch = Writes::default();
         let by_id: HashMap<&str, &str> = contents
             .iter()
             .map(|(i, c)| (i.as_str(), c.as_str()))
@@ -212,7 +213,7 @@ impl Store {
     /// window (packed or not, however it got there), and the packing of old items.
     pub(super) fn put_items(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         seq: u64,
         new: &[Item],

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use super::writes::Writes;
 use super::{codec, keys, Store, StoreError};
 use crate::model::{Link, WatchId};
 
@@ -135,7 +136,7 @@ impl Store {
     /// `earlier`: the array as this check read it, if it did.
     pub(super) fn put_links(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         new: &[Link],
         earlier: Option<&ReadLinks>,
@@ -158,11 +159,7 @@ impl Store {
     }
 
     /// Adds the removal of the stored link array of `id` to `batch`.
-    pub(super) fn remove_links(
-        &self,
-        batch: &mut super::commit::Writes,
-        id: &WatchId,
-    ) -> Result<(), StoreError> {
+    pub(super) fn remove_links(&self, batch: &mut Writes, id: &WatchId) -> Result<(), StoreError> {
         batch.remove(keys::watch_key(keys::LINKS, id));
         for k in self
             .db()?

@@ -35,6 +35,7 @@ mod settle;
 mod stamp;
 mod state;
 pub mod transfer;
+mod writes;
 
 pub use backend::NodeLimits;
 pub use commit::Prepared;
@@ -54,6 +55,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::model::{Link, Watch, WatchId};
 use crate::state::WatchState;
+use writes::Writes;
 
 /// Version of the key layout and value encoding. Bumped on incompatible change.
 /// 1: the first layout; 2: link deltas, seen URLs with the time they left, feed stamps,
@@ -250,7 +252,7 @@ impl Store {
             .compare_and_swap(&wkey, None as Option<&[u8]>, Some(encode(watch)))?
             .is_ok();
         if added {
-            let mut batch = commit::Writes::default();
+            let mut batch = Writes::default();
             batch.insert(keys::watch_key(keys::STATE, &watch.id), encode(state));
             batch.insert(keys::due(state.next_check, &watch.id), &[]);
             Self::put_index(&mut batch, watch, state);
@@ -340,7 +342,7 @@ impl Store {
                 .remove(keys::watch_key(keys::WATCH, id))?
                 .is_some());
         };
-        let mut batch = commit::Writes::default();
+        let mut batch = Writes::default();
         batch.remove(keys::due(state.next_check, id));
         for kind in keys::PER_WATCH {
             batch.remove(keys::watch_key(kind, id));

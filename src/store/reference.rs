@@ -9,6 +9,7 @@
 //! The value: version byte 1, then the keys as the page statistics pack them
 //! ([`pack_keys`]).
 
+use super::writes::Writes;
 use super::{encode, keys, Store, StoreError};
 use crate::model::WatchId;
 use crate::schedule::page::{pack_keys, unpack_keys};
@@ -52,7 +53,7 @@ impl Store {
     /// keys, and the keys apart when they differ from `prev`'s or are not stored apart.
     pub(super) fn put_state_apart(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         prev: &WatchState,
         state: &mut WatchState,

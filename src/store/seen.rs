@@ -53,6 +53,7 @@ mod bucket;
 use bucket::{bucket_hashes, bucket_seq, corrupt, old_hash, Bucket};
 pub(super) use bucket::{Hash, Stamp};
 
+use super::writes::Writes;
 use super::{keys, Store, StoreError};
 use crate::hash::{HashMap, HashSet};
 use crate::model::WatchId;
@@ -85,7 +86,7 @@ struct Part {
 /// while no other write to the watch's seen set runs between the read of `seq` and the
 /// batch: the commits and edits of a watch hold its lock, as for its items' sequence.
 pub(super) fn put(
-    batch: &mut super::commit::Writes,
+    batch: &mut Writes,
     id: &WatchId,
     seq: u32,
     hashes: Vec<Hash>,
@@ -296,7 +297,7 @@ impl Store {
     /// of the last checks. Returns the number the next new bucket takes.
     pub(super) fn sweep_seen(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         now: i64,
         checks: u64,
@@ -411,7 +412,7 @@ impl Store {
 /// at least an eighth of its keys go (or all: then it is removed), which bounds both the
 /// copies kept and the rewrites.
 fn drop_superseded(
-    batch: &mut super::commit::Writes,
+    batch: &mut Writes,
     id: &WatchId,
     live: &mut Vec<Part>,
     expired: &mut Vec<Part>,
@@ -490,7 +491,7 @@ fn groups(parts: Vec<Part>, span: Option<u64>) -> Vec<Vec<Part>> {
 /// Adds to `batch` one group of parts as one bucket (under the lowest number among them,
 /// or `next` when none has one) and the removal of the rest. Returns the next free number.
 fn write_group(
-    batch: &mut super::commit::Writes,
+    batch: &mut Writes,
     id: &WatchId,
     group: Vec<Part>,
     next: u32,

@@ -3,6 +3,7 @@
 //! watches and the render mode of each watch (counted at start-up). Also the migration
 //! that builds them in a store written before they existed.
 
+use super::writes::Writes;
 use super::{encode, keys, Store, StoreError};
 use crate::model::{Render, Status, Watch, WatchId};
 use crate::state::{FeedStamp, WatchState};
@@ -62,7 +63,7 @@ impl Store {
     /// Adds a new feed stamp for `id` to `batch`.
     pub(super) fn bump_feed(
         &self,
-        batch: &mut super::commit::Writes,
+        batch: &mut Writes,
         id: &WatchId,
         state: &WatchState,
     ) -> Result<(), StoreError> {
@@ -78,7 +79,7 @@ impl Store {
 
     /// Adds the small records of `watch` in `state` to `batch`: its render mode, its
     /// place in the failing index.
-    pub(super) fn put_index(batch: &mut super::commit::Writes, watch: &Watch, state: &WatchState) {
+    pub(super) fn put_index(batch: &mut Writes, watch: &Watch, state: &WatchState) {
         batch.insert(
             keys::watch_key(keys::RENDER, &watch.id),
             encode(&watch.render),
@@ -86,7 +87,7 @@ impl Store {
         Self::put_failing(batch, &watch.id, state);
     }
 
-    pub(super) fn put_failing(batch: &mut super::commit::Writes, id: &WatchId, state: &WatchState) {
+    pub(super) fn put_failing(batch: &mut Writes, id: &WatchId, state: &WatchState) {
         let key = keys::watch_key(keys::FAILING, id);
         if state.status == Status::Error {
             batch.insert(key, &[]);
@@ -133,7 +134,7 @@ impl Store {
     /// as they are (a full array without deltas; a seen URL without a time gets one at
     /// its watch's next sweep).
     pub(super) fn migrate_1_to_2(db: &sled::Db) -> Result<(), StoreError> {
-        let mut batch = super::commit::Writes::default();
+        let mut batch = Writes::default();
         let mut n = 0u64;
         for kv in db.scan_prefix([keys::WATCH]) {
             let (k, v) = kv?;

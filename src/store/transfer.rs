@@ -7,6 +7,7 @@
 use crate::model::crawl::CrawlState;
 use crate::model::{Item, Watch, WatchId};
 
+use super::writes::Writes;
 use super::{encode, keys, Store, StoreError};
 use crate::state::WatchState;
 
@@ -173,7 +174,7 @@ impl Transfer for Store {
             return pg.import(d);
         }
         let id = &d.watch.id;
-        let mut batch = super::commit::Writes::default();
+        let mut batch = Writes::default();
         batch.insert(keys::watch_key(keys::WATCH, id), encode(&d.watch));
         batch.insert(keys::watch_key(keys::STATE, id), encode(&d.state));
         if !d.watch.options.paused {
