@@ -532,3 +532,32 @@ fn cards_inside_one_link_give_their_text_but_not_their_headline() {
     }
     assert_eq!(all.len(), 3);
 }
+
+/// A list item inside a paragraph left open (sloppy markup): a block in the item closes
+/// nothing outside it, so each item keeps its own date line.
+#[test]
+fn a_block_in_a_list_item_does_not_close_a_paragraph_around_the_list() {
+    let mut html = String::from("<div id=main><p>Latest notices from the registry office");
+    for (k, day) in [(1, 29), (2, 30), (3, 1), (4, 2)] {
+        let month = if day > 20 { 4 } else { 5 };
+        write!(
+            html,
+            "<li><a href=/notices/{k}>Notice {k} on the timetable of the spring examinations</a>\
+             <div class=when>2024-0{month}-{day:02}</div></li>"
+        )
+        .unwrap();
+    }
+    html.push_str("</p></div>");
+    let all = contents(&html, Tz::UTC);
+    for (k, day) in [(1, "04-29"), (2, "04-30"), (3, "05-01"), (4, "05-02")] {
+        let c = of(
+            &all,
+            &format!("Notice {k} on the timetable of the spring examinations"),
+        );
+        assert_eq!(
+            c.published,
+            Some(utc(&format!("2024-{day}T00:00:00Z"))),
+            "notice {k}"
+        );
+    }
+}
