@@ -222,16 +222,10 @@ impl Store {
         state: &WatchState,
         record: &CheckRecord,
     ) -> Result<(), StoreError> {
-        if let Some(pg) = &self.pg {
-            return pg.commit_check(id, prev, state, record, self.items_kept());
+        match self.prepare_check(id, prev, state, record)?.0 {
+            Some(gathered) => self.apply_one(gathered),
+            None => Ok(()),
         }
-        let gathered = self
-            .shared
-            .health
-            .guard(|| self.gather(id, prev, state, record))?;
-        self.apply_gathered(vec![gathered])
-            .pop()
-            .unwrap_or(Err(StoreError::Closed))
     }
 
     /// The first half of a live check's commit (CPU work and reads, for the CPU pool):
@@ -269,11 +263,15 @@ impl Store {
         };
         match self.shared.committer.push(job) {
             Ok(()) => outcome.await.unwrap_or(Err(StoreError::Closed)),
-            Err(job) => self
-                .apply_gathered(vec![job.gathered])
-                .pop()
-                .unwrap_or(Err(StoreError::Closed)),
+            Err(job) => self.apply_one(job.gathered),
         }
+    }
+
+    /// [`Store::apply_gathered`] for one commit, on the calling thread.
+    fn apply_one(&self, gathered: Gathered) -> Result<(), StoreError> {
+        self.apply_gathered(vec![gathered])
+            .pop()
+            .unwrap_or(Err(StoreError::Closed))
     }
 
     /// Applies the writes of `gathered` as one batch: the outcome of each, in order. A
@@ -282,13 +280,13 @@ impl Store {
     fn apply_gathered(&self, gathered: Vec<Gathered>) -> Vec<Result<(), StoreError>> {
         let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(gathered.len());
         let mut batch = sled::Batch::default();
-        let mut served = 0;
+        let mut served = false;
         for g in gathered {
             if self.shared.settle.lost_since(g.reading) {
                 outcomes.push(Err(StoreError::Reopened));
                 continue;
             }
-            served += usize::from(g.served);
+            served |= g.served;
             g.writes.add_to(&mut batch);
             outcomes.push(Ok(()));
         }
@@ -300,9 +298,11 @@ impl Store {
             // within half a second. A crash before either loses the whole batch: the
             // next check compares the page with the array before, whose URLs include
             // every item served so far, so nothing served is lost or emitted twice.
-            let pending: Vec<_> = (0..served).map(|_| self.shared.settle.begin()).collect();
+            // The batch counts as one commit for `settle`: one flush after it covers
+            // all of its checks.
+            let pending = served.then(|| self.shared.settle.begin());
             self.db()?.apply_batch(batch)?;
-            for p in pending {
+            if let Some(p) = pending {
                 p.applied();
             }
             Ok(())
