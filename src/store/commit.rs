@@ -44,6 +44,9 @@ struct Gathered {
     /// Taken before the check's reads: a reopen since then may have dropped what they
     /// were based on.
     reading: Reading,
+    /// A drill for tests: applying this commit panics.
+    #[cfg(test)]
+    panics: bool,
 }
 
 /// A check's commit between [`Store::prepare_check`] and [`Store::finish_check`]: its
@@ -282,6 +285,8 @@ impl Store {
         let mut batch = sled::Batch::default();
         let mut served = false;
         for g in gathered {
+            #[cfg(test)]
+            assert!(!g.panics, "the drill: applying this commit panics");
             if self.shared.settle.lost_since(g.reading) {
                 outcomes.push(Err(StoreError::Reopened));
                 continue;
@@ -392,6 +397,8 @@ impl Store {
             writes: batch,
             served,
             reading,
+            #[cfg(test)]
+            panics: false,
         })
     }
 }

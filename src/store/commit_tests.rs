@@ -151,3 +151,29 @@ async fn a_store_whose_handles_are_gone_lets_its_files_go_though_its_committer_r
     let st = again.state(&w.id).expect("state").expect("present");
     assert_eq!(st.last_check, Some(10));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_while_applying_fails_that_group_only_and_the_committer_goes_on() {
+    let (s, watches) = store_with(1);
+    let w = &watches[0];
+    let (prev, st, rec) = checked(&s, w, 10, "http://w.example/a");
+    let mut p = s.prepare_check(&w.id, &prev, &st, &rec).expect("prepare");
+    p.0.as_mut().expect("a sled commit").panics = true;
+    let failed = tokio::time::timeout(Duration::from_secs(20), s.finish_check(p))
+        .await
+        .expect("the caller gets an answer");
+    assert!(matches!(failed, Err(StoreError::Closed)), "{failed:?}");
+    let now = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(now.checks, 0, "nothing of the failed commit is applied");
+    // The next check is applied by the same committer, which lives on.
+    let (prev, st, rec) = checked(&s, w, 11, "http://w.example/b");
+    let p = s.prepare_check(&w.id, &prev, &st, &rec).expect("prepare");
+    tokio::time::timeout(Duration::from_secs(20), s.finish_check(p))
+        .await
+        .expect("a check after the panic is answered")
+        .expect("and committed");
+    let now = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(now.last_check, Some(11));
+    assert_eq!(item_links(&s, w), ["http://w.example/b"]);
+    assert_eq!(s.shared.committer.groups(), 2, "both went through the committer");
+}
