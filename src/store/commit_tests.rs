@@ -175,5 +175,9 @@ async fn a_panic_while_applying_fails_that_group_only_and_the_committer_goes_on(
     let now = s.state(&w.id).expect("state").expect("present");
     assert_eq!(now.last_check, Some(11));
     assert_eq!(item_links(&s, w), ["http://w.example/b"]);
-    assert_eq!(s.shared.committer.groups(), 2, "both went through the committer");
+    assert_eq!(
+        s.shared.committer.groups(),
+        2,
+        "both went through the committer"
+    );
 }
