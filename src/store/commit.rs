@@ -71,11 +71,29 @@ pub(super) struct Committer {
     queue: Arc<Queue>,
 }
 
+#[cfg(test)]
 impl Committer {
     /// The groups applied so far.
-    #[cfg(test)]
     fn groups(&self) -> u64 {
         self.queue.lock().groups
+    }
+
+    /// From now on the system refuses the committer's thread.
+    fn refuse_thread(&self) {
+        self.queue
+            .drill
+            .refuse
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The thread's state, and how many times it was asked for.
+    fn thread(&self) -> (Thread, u32) {
+        let asked = self
+            .queue
+            .drill
+            .asked
+            .load(std::sync::atomic::Ordering::Relaxed);
+        (self.queue.lock().thread, asked)
     }
 }
 
@@ -83,17 +101,40 @@ impl Committer {
 struct Queue {
     state: Mutex<QueueState>,
     wake: Condvar,
+    #[cfg(test)]
+    drill: SpawnDrill,
+}
+
+/// A drill for tests: the system refuses the committer's thread.
+#[cfg(test)]
+#[derive(Default)]
+struct SpawnDrill {
+    refuse: std::sync::atomic::AtomicBool,
+    /// Starts asked for so far.
+    asked: std::sync::atomic::AtomicU32,
 }
 
 #[derive(Default)]
 struct QueueState {
     jobs: Vec<Job>,
-    started: bool,
+    thread: Thread,
     closed: bool,
     phase: Phase,
     arrived_while_applying: bool,
     /// Groups taken so far.
     groups: u64,
+}
+
+/// Whether the committer's thread runs.
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+enum Thread {
+    /// Not needed yet: it starts at the first commit handed over.
+    #[default]
+    NotStarted,
+    Running,
+    /// The system refused to start it (said once, in the log): the commits handed over
+    /// apply one by one on their callers' threads, as a replay's do.
+    Refused,
 }
 
 /// What the committer's thread is doing.
@@ -125,16 +166,17 @@ impl Committer {
     /// can be started.
     fn push(&self, job: Job) -> Result<(), Job> {
         let mut q = self.queue.lock();
-        if !q.started {
-            let queue = Arc::clone(&self.queue);
-            let spawned = std::thread::Builder::new()
-                .name("store-commit".into())
-                .spawn(move || run(&queue));
-            if let Err(e) = spawned {
-                tracing::warn!(error = %e, "cannot start the store's committer; commits apply one by one");
-                return Err(job);
+        match q.thread {
+            Thread::Running => {}
+            Thread::Refused => return Err(job),
+            Thread::NotStarted => {
+                if let Err(e) = spawn(Arc::clone(&self.queue)) {
+                    tracing::warn!(error = %e, "cannot start the store's committer; commits apply one by one");
+                    q.thread = Thread::Refused;
+                    return Err(job);
+                }
+                q.thread = Thread::Running;
             }
-            q.started = true;
         }
         if q.phase == Phase::Applying {
             q.arrived_while_applying = true;
@@ -147,6 +189,24 @@ impl Committer {
         }
         Ok(())
     }
+}
+
+/// Starts the committer's thread on `queue`.
+fn spawn(queue: Arc<Queue>) -> std::io::Result<()> {
+    #[cfg(test)]
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        queue.drill.asked.fetch_add(1, Relaxed);
+        if queue.drill.refuse.load(Relaxed) {
+            return Err(std::io::Error::other(
+                "the drill: no thread for the committer",
+            ));
+        }
+    }
+    std::thread::Builder::new()
+        .name("store-commit".into())
+        .spawn(move || run(&queue))
+        .map(drop)
 }
 
 /// The committer's thread: takes the queued jobs in groups and applies each group.

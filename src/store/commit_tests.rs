@@ -181,3 +181,32 @@ async fn a_panic_while_applying_fails_that_group_only_and_the_committer_goes_on(
         "both went through the committer"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_thread_for_the_committer_each_check_applies_on_its_caller() {
+    let (s, watches) = store_with(1);
+    let w = &watches[0];
+    s.shared.committer.refuse_thread();
+    for at in [10, 20, 30] {
+        let (prev, st, rec) = checked(&s, w, at, &format!("http://w.example/{at}"));
+        let p = s.prepare_check(&w.id, &prev, &st, &rec).expect("prepare");
+        s.finish_check(p).await.expect("commit");
+        let now = s.state(&w.id).expect("state").expect("present");
+        assert_eq!(
+            now.last_check,
+            Some(at),
+            "applied before finish_check returned"
+        );
+    }
+    assert_eq!(item_links(&s, w).len(), 3);
+    assert_eq!(
+        s.shared.committer.groups(),
+        0,
+        "no group went through a committer"
+    );
+    assert_eq!(
+        s.shared.committer.thread(),
+        (Thread::Refused, 1),
+        "the thread was asked for once (and its refusal logged once), not at every commit"
+    );
+}
