@@ -366,7 +366,6 @@ both!(
     }
 );
 
-/// Commits a check at `at` with these links, URLs gone and new items; returns the state.
 /// What [`check_at`] commits: the state before, the state after and the record.
 pub(super) fn check_of(
     s: &Store,
@@ -393,6 +392,7 @@ pub(super) fn check_of(
     (prev, st, rec)
 }
 
+/// Commits a check at `at` with these links, URLs gone and new items; returns the state.
 pub(super) fn check_at(
     s: &Store,
     w: &Watch,
