@@ -61,6 +61,12 @@ pub struct Img {
 const MAX_TEXT: usize = 1 << 20;
 
 impl Facts {
+    /// Room for `n` elements.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.span.reserve(n);
+        self.sub_end.reserve(n);
+    }
+
     /// An element opens with instance id `id` (ids count up in document order).
     pub(super) fn open(&mut self, id: u32, tag: &str, el: &Tag<'_>, attrs: &Attrs) {
         let Some(i) = self.index(id) else {
@@ -322,6 +328,11 @@ struct Place {
 }
 
 impl Places {
+    /// Room for `n` elements.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.of.reserve(n);
+    }
+
     /// An element opens with id `id`.
     pub(super) fn open(&mut self, id: u32, el: &Tag<'_>, tag: &str, attrs: &Attrs) {
         let i = id as usize;

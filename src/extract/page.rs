@@ -86,6 +86,34 @@ pub(super) struct Pass<'h> {
     html: &'h str,
 }
 
+/// How many elements and links a page may hold, from one quick count over its text:
+/// every element starts with a `<` and most end with another (a fifth of them or so are
+/// void, without an end tag: `<img>`, `<br>`, `<meta>`); a page seldom holds more links
+/// than one per four (`<li><a>...</a></li>`). The vectors a pass fills per element and
+/// per link are sized from it once instead of doubling a dozen times (each doubling a
+/// copy of everything gathered so far). Capacities only, and bounded: a page may hold
+/// more (its vectors then grow), and a page of nothing but `<` reserves no more than a
+/// few MB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sizes {
+    elements: usize,
+    anchors: usize,
+}
+
+/// The most elements and links [`Sizes`] reserves room for.
+const MAX_ELEMENTS: usize = 1 << 15;
+const MAX_ANCHORS: usize = 1 << 14;
+
+impl Sizes {
+    fn of(html: &str) -> Self {
+        let opens = memchr::memchr_iter(b'<', html.as_bytes()).count();
+        Sizes {
+            elements: (opens / 8 * 5 + 16).min(MAX_ELEMENTS),
+            anchors: (opens / 4 + 1).min(MAX_ANCHORS),
+        }
+    }
+}
+
 /// What an element's end tag does to the collectors.
 #[derive(Clone, Copy)]
 pub(super) struct End {
@@ -96,8 +124,11 @@ pub(super) struct End {
 
 impl<'h> Pass<'h> {
     pub(super) fn new(html: &'h str, select: bool, gather: Gather) -> Self {
+        let sizes = Sizes::of(html);
+        let mut links = LinkState::new(select);
+        links.reserve(sizes.anchors);
         Pass {
-            links: LinkState::new(select),
+            links,
             tree: match gather {
                 Gather::Links => None,
                 // The page's own scanner notes where elements stand, and an entry's facts
@@ -111,7 +142,11 @@ impl<'h> Pass<'h> {
                     matches!(gather, Gather::Text | Gather::ContentAndText),
                     matches!(gather, Gather::Content | Gather::ContentAndText),
                 )),
-            },
+            }
+            .map(|mut t| {
+                t.reserve(sizes.elements, sizes.anchors);
+                t
+            }),
             hiding: may_hide(html),
             html,
         }
@@ -292,5 +327,56 @@ pub(super) fn finish(pass: Pass<'_>, page_url: &Url) -> Parsed {
         },
         structure,
         text,
+    }
+}
+
+#[cfg(test)]
+mod sizes_tests {
+    use std::fmt::Write as _;
+
+    use super::{Sizes, MAX_ANCHORS, MAX_ELEMENTS};
+
+    /// A list page of `n` entries (a link, a date and a picture each): 9 elements
+    /// around them and 4 per entry.
+    fn list_page(n: usize) -> String {
+        let mut html = String::from(
+            "<!DOCTYPE html><html><head><meta charset=utf-8><title>News</title></head>\
+             <body><nav><a href=/>Home</a></nav><ul>",
+        );
+        for i in 0..n {
+            let day = i % 28 + 1;
+            let _ = write!(
+                html,
+                "<li><a href=/n/{i}>Entry {i}</a> <time>2026-11-{day:02}</time><img src=/p/{i}.jpg></li>"
+            );
+        }
+        html.push_str("</ul></body></html>");
+        html
+    }
+
+    #[test]
+    fn a_list_page_fits_in_the_sizes_counted_before_its_pass() {
+        for n in [0, 1, 7, 100, 1000] {
+            let s = Sizes::of(&list_page(n));
+            assert!(
+                s.elements >= 9 + 4 * n,
+                "{n} entries: room for {} elements",
+                s.elements
+            );
+            assert!(s.anchors > n, "{n} entries: room for {} links", s.anchors);
+        }
+    }
+
+    #[test]
+    fn a_page_of_nothing_but_markup_reserves_a_bounded_room() {
+        let s = Sizes::of(&"<".repeat(10 << 20));
+        assert_eq!((s.elements, s.anchors), (MAX_ELEMENTS, MAX_ANCHORS));
+        assert_eq!(
+            Sizes::of(""),
+            Sizes {
+                elements: 16,
+                anchors: 1
+            }
+        );
     }
 }

@@ -183,6 +183,11 @@ impl LinkState {
         }
     }
 
+    /// Room for `n` links (a capacity only: a page may hold fewer or more).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.links.reserve(n);
+    }
+
     fn in_visible_link(&self) -> bool {
         self.hidden == 0 && self.open.as_ref().is_some_and(|o| o.index.is_some())
     }

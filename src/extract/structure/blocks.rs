@@ -28,6 +28,13 @@ impl Blocks {
         }
     }
 
+    /// Room for `n` elements.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.text.reserve(n);
+        self.media.reserve(n);
+        self.end.reserve(n);
+    }
+
     /// Where element `id` is held in the vectors.
     fn index(&self, id: u32) -> Option<usize> {
         id.checked_sub(self.first).map(|i| i as usize)

@@ -239,6 +239,18 @@ impl Tree {
         }
     }
 
+    /// Room for `elements` elements and `anchors` links (capacities only).
+    pub(super) fn reserve(&mut self, elements: usize, anchors: usize) {
+        self.anchors.reserve(anchors);
+        self.blocks.reserve(elements);
+        if let Some(p) = &mut self.places {
+            p.reserve(elements);
+        }
+        if let Some(f) = &mut self.facts {
+            f.reserve(elements);
+        }
+    }
+
     /// A tree that notes where each element stands, for the facts of entry content to
     /// be read from one element's markup later ([`Structure::facts_for`]), and collects
     /// the page's visible text too when `with_text`.
