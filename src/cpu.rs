@@ -12,11 +12,30 @@
 //! Two threads that always run the checks hold the working set of two checks. Measured
 //! in `bench/README.md` ("Where the peak memory is, one thread per core, ...").
 //!
+//! The async runtime gets one worker thread per four cores, at least one
+//! ([`async_threads`]): its tasks only wait (for a socket, a timer, the pool, the
+//! committer), and a second worker on a small machine mostly adds wake-ups. Each check
+//! wakes the runtime when its fetch answers and when the pool and the committer are
+//! done; with two workers an idle one is woken to steal the woken task, and every wake of
+//! a parked thread is a context switch. Measured in `bench/README.md` ("The async
+//! runtime on one thread").
+//!
 //! May use: nothing.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// The worker threads of the async runtime on a machine of `cores` cores: one per four
+/// cores, at least one.
+pub fn async_threads_for(cores: usize) -> usize {
+    (cores / 4).max(1)
+}
+
+/// [`async_threads_for`] this machine's cores.
+pub fn async_threads() -> usize {
+    async_threads_for(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+}
 
 /// A task for the pool.
 type Job = Box<dyn FnOnce() + Send>;
@@ -106,6 +125,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Up to seven cores the runtime has one worker; from eight on, one per four.
+    #[test]
+    fn the_async_runtime_has_a_worker_per_four_cores_and_at_least_one() {
+        let threads: Vec<usize> = [1, 2, 3, 4, 7, 8, 16, 64]
+            .into_iter()
+            .map(async_threads_for)
+            .collect();
+        assert_eq!(threads, [1, 1, 1, 1, 1, 2, 4, 16]);
+    }
 
     /// A wait on the disk leaves the async thread (a current-thread runtime would
     /// otherwise stop while the disk is slow).

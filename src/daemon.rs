@@ -2,7 +2,7 @@
 //! checks due watches and the HTTP server, under one cancellation token, shut down in
 //! order. Nothing in the crate depends on this module but the CLI.
 //!
-//! May use: app, config, error, runner, server.
+//! May use: app, config, cpu, error, runner, server.
 
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use crate::runner::Runner;
 /// server finish its requests, give running checks a grace period.
 pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(crate::cpu::async_threads())
         .enable_all()
         .build()
         .map_err(|e| crate::error::Error::Failed(format!("cannot start the runtime: {e}")))?;
