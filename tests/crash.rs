@@ -163,6 +163,8 @@ async fn hook_that_kills(
         post(move |_body: String| {
             let (pid, came) = (pid.clone(), c.clone());
             async move {
+                // Noted before the kill, so whoever sees the process gone sees it.
+                came.store(true, SeqCst);
                 // Once: a later delivery (of the process started again) kills nothing.
                 let target = pid.swap(0, SeqCst);
                 if target != 0 {
@@ -170,7 +172,6 @@ async fn hook_that_kills(
                         .args(["-KILL", &target.to_string()])
                         .status();
                 }
-                came.store(true, SeqCst);
                 axum::http::StatusCode::OK
             }
         }),
