@@ -176,12 +176,7 @@ async fn hook_that_kills(
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
-    (format!("http://{addr}/hook"), came)
+    (format!("{}/hook", common::serve_router(app).await), came)
 }
 
 /// A webhook is sent only once its items are on disk: killed the moment the delivery

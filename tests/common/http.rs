@@ -244,10 +244,15 @@ pub async fn hook(statuses: Vec<u16>) -> (String, std::sync::Arc<std::sync::Mute
             }
         }),
     );
+    (format!("{}/hook", serve_router(app).await), got)
+}
+
+/// Serves a plain router (a webhook receiver) on 127.0.0.1:0; returns its base URL.
+pub async fn serve_router(app: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await.expect("hook serve") });
-    (format!("http://{addr}/hook"), got)
+    tokio::spawn(async move { axum::serve(listener, app).await.expect("router serve") });
+    format!("http://{addr}")
 }

@@ -23,7 +23,7 @@ use sitefeed::{App, Config};
 
 pub use http::{
     client, csrf_field, feed_entries, feed_titles, get_text, hook, json, notices, parsed_feed,
-    post_json, refs, Answer, Browser,
+    post_json, refs, serve_router, Answer, Browser,
 };
 pub use raw::{raw_server, raw_server_logged, Misbehave};
 pub use site::{escape, list, list_page, Canned, Hit, Site};
