@@ -4,6 +4,8 @@
 mod common;
 
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::Site;
@@ -151,12 +153,9 @@ async fn an_item_a_feed_showed_survives_sigkill_when_the_scheduler_found_it() {
 /// moment a delivery arrives, before it answers: the process has no time left to make
 /// anything durable after sending (sled's own flush comes every half second; this leaves
 /// it a millisecond or two). Returns the URL and whether a delivery came.
-async fn hook_that_kills(
-    pid: std::sync::Arc<std::sync::atomic::AtomicU32>,
-) -> (String, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+async fn hook_that_kills(pid: Arc<AtomicU32>) -> (String, Arc<AtomicBool>) {
     use axum::routing::post;
-    use std::sync::atomic::Ordering::SeqCst;
-    let came = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let came = Arc::new(AtomicBool::new(false));
     let c = came.clone();
     let app = axum::Router::new().route(
         "/hook",
@@ -184,11 +183,10 @@ async fn hook_that_kills(
 /// no longer holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_item_a_webhook_sent_survives_sigkill() {
-    use std::sync::atomic::Ordering::SeqCst;
     let site = Site::start(&[("A", "/n/1"), ("B", "/n/2")]).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let client = reqwest::Client::new();
-    let pid = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let pid = Arc::new(AtomicU32::new(0));
     let (url, came) = hook_that_kills(pid.clone()).await;
     let (mut server, id) = checked_every_second(&site, dir.path(), &client, Some(&url)).await;
     pid.store(server.child.id(), SeqCst);
