@@ -1,4 +1,4 @@
-//! A watch's last link array on disk: a full array under `l` (deflated) and the deltas
+//! A watch's last link array on disk: a full array under `l` (packed) and the deltas
 //! written since under `L` (`codec.rs`), so a check that changes a page writes what
 //! changed, not the page's whole array. A new full array replaces the deltas when they
 //! grow past half its stored size or [`MAX_DELTAS`]. Reading replays the deltas on
