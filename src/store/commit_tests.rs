@@ -1,5 +1,5 @@
 use super::super::pg::tests::{item, state, watch};
-use super::super::suite::check_of;
+use super::super::suite::{check_of, open_when_free};
 use super::*;
 use crate::model::{Item, Link, Watch};
 
@@ -147,18 +147,8 @@ async fn a_store_whose_handles_are_gone_lets_its_files_go_though_its_committer_r
         s.flush().expect("flush");
     }
     // A committer's thread that kept the store would keep sled's lock on its files for
-    // good; sled's own IO threads may keep it a moment after the last handle goes (as
-    // the store's own reopen after a compaction allows for).
-    let mut tries = 0;
-    let again = loop {
-        match Store::open(dir.path(), 1 << 20) {
-            Err(StoreError::Locked { .. }) if tries < 250 => {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            other => break other.expect("the store opens again"),
-        }
-    };
+    // good; sled's own IO threads may keep it a moment after the last handle goes.
+    let again = open_when_free(dir.path());
     let st = again.state(&w.id).expect("state").expect("present");
     assert_eq!(st.last_check, Some(10));
 }
