@@ -34,6 +34,10 @@ const LINGER: Duration = Duration::from_millis(3);
 const MAX_GROUP: usize = 64;
 /// How often a committer that found no company tries lingering again.
 const PROBE_EVERY: Duration = Duration::from_millis(50);
+/// After the system refused the committer its thread, the thread is asked for again
+/// once this many commits have applied one by one: a shortage of threads or memory
+/// that passes does not leave the store without its committer for good.
+const ASK_AGAIN_AFTER: u32 = 100;
 
 /// A check's writes, gathered and not yet applied.
 #[derive(Debug)]
@@ -78,12 +82,13 @@ impl Committer {
         self.queue.lock().groups
     }
 
-    /// From now on the system refuses the committer's thread.
-    fn refuse_thread(&self) {
+    /// From now on the system refuses the committer's thread (or, with `false`, gives
+    /// it again).
+    fn refuse_thread(&self, refuse: bool) {
         self.queue
             .drill
             .refuse
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+            .store(refuse, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The thread's state, and how many times it was asked for.
@@ -123,6 +128,8 @@ struct QueueState {
     arrived_while_applying: bool,
     /// Groups taken so far.
     groups: u64,
+    /// Commits handed back to apply alone since the thread was last refused.
+    alone: u32,
 }
 
 /// Whether the committer's thread runs.
@@ -132,8 +139,9 @@ enum Thread {
     #[default]
     NotStarted,
     Running,
-    /// The system refused to start it (said once, in the log): the commits handed over
-    /// apply one by one on their callers' threads, as a replay's do.
+    /// The system refused to start it (said in the log): the commits handed over apply
+    /// one by one on their callers' threads, as a replay's do, and the thread is asked
+    /// for again every [`ASK_AGAIN_AFTER`] commits.
     Refused,
 }
 
@@ -168,12 +176,23 @@ impl Committer {
         let mut q = self.queue.lock();
         match q.thread {
             Thread::Running => {}
-            Thread::Refused => return Err(job),
-            Thread::NotStarted => {
+            Thread::Refused if q.alone < ASK_AGAIN_AFTER => {
+                q.alone += 1;
+                return Err(job);
+            }
+            was => {
                 if let Err(e) = spawn(Arc::clone(&self.queue)) {
-                    tracing::warn!(error = %e, "cannot start the store's committer; commits apply one by one");
+                    if was == Thread::NotStarted {
+                        tracing::warn!(error = %e, "cannot start the store's committer; commits apply one by one");
+                    } else {
+                        tracing::debug!(error = %e, "the store's committer is still refused its thread");
+                    }
                     q.thread = Thread::Refused;
+                    q.alone = 0;
                     return Err(job);
+                }
+                if was == Thread::Refused {
+                    tracing::info!("the store's committer has its thread after all");
                 }
                 q.thread = Thread::Running;
             }

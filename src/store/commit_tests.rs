@@ -187,7 +187,7 @@ async fn a_panic_while_applying_fails_that_group_only_and_the_committer_goes_on(
 async fn without_a_thread_for_the_committer_each_check_applies_on_its_caller() {
     let (s, watches) = store_with(1);
     let w = &watches[0];
-    s.shared.committer.refuse_thread();
+    s.shared.committer.refuse_thread(true);
     for at in [10, 20, 30] {
         let (prev, st, rec) = checked(&s, w, at, &format!("http://w.example/{at}"));
         let p = s.prepare_check(&w.id, &prev, &st, &rec).expect("prepare");
@@ -209,5 +209,48 @@ async fn without_a_thread_for_the_committer_each_check_applies_on_its_caller() {
         s.shared.committer.thread(),
         (Thread::Refused, 1),
         "the thread was asked for once (and its refusal logged once), not at every commit"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_committer_refused_its_thread_asks_again_and_gets_it_once_the_system_gives_it() {
+    let (s, watches) = store_with(1);
+    let w = &watches[0];
+    let mut at = 0;
+    let mut commit = || {
+        at += 10;
+        let (prev, st, rec) = checked(&s, w, at, &format!("http://w.example/{at}"));
+        s.prepare_check(&w.id, &prev, &st, &rec).expect("prepare")
+    };
+    s.shared.committer.refuse_thread(true);
+    s.finish_check(commit()).await.expect("commit");
+    assert_eq!(s.shared.committer.thread(), (Thread::Refused, 1));
+    s.shared.committer.refuse_thread(false);
+    for _ in 0..ASK_AGAIN_AFTER {
+        s.finish_check(commit()).await.expect("commit");
+    }
+    assert_eq!(
+        s.shared.committer.thread(),
+        (Thread::Refused, 1),
+        "not asked again at every commit"
+    );
+    assert_eq!(s.shared.committer.groups(), 0);
+    s.finish_check(commit()).await.expect("commit");
+    assert_eq!(s.shared.committer.thread(), (Thread::Running, 2));
+    assert_eq!(
+        s.shared.committer.groups(),
+        1,
+        "the commit went through the committer"
+    );
+    let now = s.state(&w.id).expect("state").expect("present");
+    assert_eq!(
+        now.checks,
+        u64::from(ASK_AGAIN_AFTER) + 2,
+        "every commit applied"
+    );
+    assert_eq!(now.last_check, Some(at));
+    assert_eq!(
+        item_links(&s, w).first().map(String::as_str),
+        Some(format!("http://w.example/{at}").as_str())
     );
 }
