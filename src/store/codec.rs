@@ -192,12 +192,12 @@ pub fn encode_links(links: &[Link]) -> Vec<u8> {
         return out;
     }
     let plain = &out[1..];
-    let mut packed =
-        Vec::with_capacity(1 + 10 + lz4_flex::block::get_maximum_output_size(plain.len()));
+    let room = lz4_flex::block::get_maximum_output_size(plain.len());
+    let mut packed = Vec::with_capacity(1 + 10 + room);
     packed.push(LINKS_LZ4_V7);
     put_len(&mut packed, plain.len());
     let head = packed.len();
-    packed.resize(packed.capacity(), 0);
+    packed.resize(head + room, 0);
     match lz4_flex::block::compress_into(plain, &mut packed[head..]) {
         Ok(n) if head + n < out.len() => {
             packed.truncate(head + n);
