@@ -7,8 +7,9 @@
 //! runs Nakatsu's LCS ([`lcs`]) on the rest, examines LCS alignments, and reports the
 //! elements of new that no alignment-chosen LCS matched, split into really new ones
 //! (`inserted`) and ones whose key stands in old (`moved`). [`new_links`] is the product's
-//! entry point: it adds selective extraction (never emit what this watch already saw) and
-//! URL de-duplication. [`baseline`] holds the methods the evaluation compares against.
+//! entry point: the `inserted` links (which it finds without the LCS table, as below),
+//! with selective extraction (never emit what this watch already saw) and URL
+//! de-duplication. [`baseline`] holds the methods the evaluation compares against.
 //!
 //! # What the choice of alignment can change
 //!
@@ -352,30 +353,29 @@ fn multiset_difference(old: &[u32], new: &[u32], alphabet: usize) -> (usize, Vec
 
 /// The indices of the links of `new` to emit as new feed items, in page order.
 ///
-/// Links are compared by [`link_key`] with [`diff_keys`] (at most
-/// [`DEFAULT_MAX_ALIGNMENTS`] alignments, default [`Limits`]). Returned: the `inserted`
-/// links (key absent from old; `moved` ones are never returned) for which `seen` is
+/// Links are compared by [`link_key`]. Returned: the links that [`diff_keys`] reports
+/// `inserted` (key absent from old; `moved` ones are never returned) for which `seen` is
 /// `false` (selective extraction: never emit what this watch already saw), and of those
 /// only the first link with each URL.
+///
+/// `inserted` is the same for every LCS alignment: exactly the links whose key does not
+/// stand in old (module docs). The LCS decides only which links are `moved`, which this
+/// function never returns, so a check looks the keys up in a set of old's instead of
+/// building the LCS table: the same links, without the table's work (a property test holds
+/// it to the LCS's answer).
 pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> bool) -> Vec<usize> {
-    // Interned by (text, URL) borrowed from the arrays: the pair is [`link_key`]'s
-    // equality without building a key string per link.
-    let mut ids: HashMap<(&str, &str), u32> = HashMap::default();
-    ids.reserve(old.len() + new.len());
-    let mut intern = |l: &'a Link| {
-        let next = u32::try_from(ids.len())
-            .expect("invariant: fewer than 2^32 distinct keys in one comparison");
-        *ids.entry((l.text.as_str(), l.url.as_str())).or_insert(next)
-    };
-    let old_ids: Vec<u32> = old.iter().map(&mut intern).collect();
-    let new_ids: Vec<u32> = new.iter().map(&mut intern).collect();
-    let outcome = diff_keys(&old_ids, &new_ids, DEFAULT_MAX_ALIGNMENTS);
+    // Keyed by (text, URL) borrowed from the arrays: the pair is [`link_key`]'s equality
+    // without building a key string per link.
+    let mut in_old: HashSet<(&str, &str)> = HashSet::default();
+    in_old.reserve(old.len());
+    in_old.extend(old.iter().map(|l| (l.text.as_str(), l.url.as_str())));
     let mut urls: HashSet<&str> = HashSet::default();
-    outcome
-        .inserted
-        .into_iter()
-        .filter(|&j| !seen(&new[j]))
-        .filter(|&j| urls.insert(new[j].url.as_str()))
+    new.iter()
+        .enumerate()
+        .filter(|(_, l)| !in_old.contains(&(l.text.as_str(), l.url.as_str())))
+        .filter(|&(_, l)| !seen(l))
+        .filter(|(_, l)| urls.insert(l.url.as_str()))
+        .map(|(j, _)| j)
         .collect()
 }
 

@@ -503,3 +503,44 @@ fn new_links_on_first_check_and_identical_pages() {
     assert_eq!(new_links(&[], &page, &|_: &Link| false), vec![0, 1]);
     assert!(new_links(&page, &page, &|_: &Link| false).is_empty());
 }
+
+/// [`new_links`] as the improved LCS answers it: the links interned by (text, URL), the
+/// `inserted` of [`diff_keys`], then the same filters.
+fn new_links_by_lcs<'a>(
+    old: &'a [Link],
+    new: &'a [Link],
+    seen: &dyn Fn(&Link) -> bool,
+) -> Vec<usize> {
+    let mut ids: crate::hash::HashMap<(&str, &str), u32> = crate::hash::HashMap::default();
+    let mut intern = |l: &'a Link| {
+        let next = u32::try_from(ids.len()).expect("few keys");
+        *ids.entry((l.text.as_str(), l.url.as_str())).or_insert(next)
+    };
+    let old_ids: Vec<u32> = old.iter().map(&mut intern).collect();
+    let new_ids: Vec<u32> = new.iter().map(&mut intern).collect();
+    let mut urls = std::collections::HashSet::new();
+    diff_keys(&old_ids, &new_ids, DEFAULT_MAX_ALIGNMENTS)
+        .inserted
+        .into_iter()
+        .filter(|&j| !seen(&new[j]))
+        .filter(|&j| urls.insert(new[j].url.as_str()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The links a check emits are those the improved LCS reports inserted, filtered
+    /// alike: with texts and URLs repeated, moved, shared between links, and some seen.
+    #[test]
+    fn new_links_are_the_lcs_inserted_ones(
+        old in proptest::collection::vec(("[ab]{0,1}", "[a-f]"), 0..40),
+        new in proptest::collection::vec(("[ab]{0,1}", "[a-h]"), 0..40),
+        seen_urls in "[a-h]{0,3}",
+    ) {
+        let old: Vec<Link> = old.into_iter().map(|(t, u)| link(&t, &u)).collect();
+        let new: Vec<Link> = new.into_iter().map(|(t, u)| link(&t, &u)).collect();
+        let seen = |l: &Link| seen_urls.contains(l.url.as_str());
+        prop_assert_eq!(new_links(&old, &new, &seen), new_links_by_lcs(&old, &new, &seen));
+    }
+}
