@@ -360,7 +360,7 @@ fn multiset_difference(old: &[u32], new: &[u32], alphabet: usize) -> (usize, Vec
 ///
 /// `inserted` is the same for every LCS alignment: exactly the links whose key does not
 /// stand in old (module docs). The LCS decides only which links are `moved`, which this
-/// function never returns, so a check looks the keys up in a set of old's instead of
+/// function never returns, so a check looks each key up in a set of old's keys instead of
 /// building the LCS table: the same links, without the table's work (a property test holds
 /// it to the LCS's answer).
 pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> bool) -> Vec<usize> {
