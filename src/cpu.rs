@@ -34,7 +34,13 @@ pub fn async_threads_for(cores: usize) -> usize {
 
 /// [`async_threads_for`] this machine's cores.
 pub fn async_threads() -> usize {
-    async_threads_for(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+    async_threads_for(cores())
+}
+
+/// The cores this process may use (two when the system does not say): the pool's
+/// threads, and what the runtime's count is derived from.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
 }
 
 /// A task for the pool.
@@ -45,7 +51,7 @@ type Job = Box<dyn FnOnce() + Send>;
 fn pool() -> Option<&'static mpsc::Sender<Job>> {
     static POOL: OnceLock<Option<mpsc::Sender<Job>>> = OnceLock::new();
     POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let cores = cores();
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
         let mut started = 0;
@@ -150,7 +156,7 @@ mod tests {
         let here = std::thread::current().id();
         let there = run(move || std::thread::current().id()).await;
         assert_ne!(here, there);
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let cores = cores();
         let now = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let tasks: Vec<_> = (0..cores * 3)
@@ -176,7 +182,7 @@ mod tests {
     /// their arrival: the allocator then keeps the working set of that many checks.
     #[tokio::test(flavor = "current_thread")]
     async fn tasks_run_on_one_thread_per_core() {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let cores = cores();
         let tasks: Vec<_> = (0..cores * 20)
             .map(|_| {
                 tokio::spawn(run(|| {
@@ -199,7 +205,7 @@ mod tests {
     /// A task's panic reaches its caller; the thread that ran it takes the next task.
     #[tokio::test(flavor = "current_thread")]
     async fn a_panic_reaches_the_caller_and_the_pool_lives_on() {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        let cores = cores();
         for _ in 0..=cores {
             let caught = tokio::spawn(run(|| -> u8 { panic!("a hostile page") })).await;
             assert!(caught.is_err_and(|e| e.is_panic()));

@@ -273,16 +273,21 @@ impl Store {
             // hex, written into the JSON as they are, so bytes without any of them are
             // not a retitled item (a check retitles one or two of a hundred). An id of
             // another shape (never made by this build) turns the shortcut off.
-            let plain = titles
+            let finders: Option<Vec<memchr::memmem::Finder<'_>>> = titles
                 .keys()
-                .all(|t| t.bytes().all(|b| b.is_ascii_alphanumeric()));
-            let finders: Vec<memchr::memmem::Finder<'_>> = titles
-                .keys()
-                .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-                .collect();
+                .all(|t| t.bytes().all(|b| b.is_ascii_alphanumeric()))
+                .then(|| {
+                    titles
+                        .keys()
+                        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                        .collect()
+                });
             for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
                 let (k, v) = kv?;
-                if plain && !finders.iter().any(|f| f.find(&v).is_some()) {
+                if finders
+                    .as_ref()
+                    .is_some_and(|fs| !fs.iter().any(|f| f.find(&v).is_some()))
+                {
                     continue;
                 }
                 let mut item: Item = decode(&k, &v)?;
