@@ -46,7 +46,8 @@ pub struct PageFacts {
     pub probable_loss: bool,
     /// The new page shares no link at all with the previous one.
     shares_nothing: bool,
-    /// The new page's short keys, sorted and deduplicated (a new reference when needed).
+    /// The new page's short keys, sorted and deduplicated, when they become the reference
+    /// (empty otherwise).
     keys: Vec<u16>,
 }
 
@@ -83,11 +84,42 @@ impl Default for PageStats {
     }
 }
 
-fn sorted_keys(keys: impl Iterator<Item = u64>) -> Vec<u16> {
-    let mut v: Vec<u16> = keys.map(short).collect();
-    v.sort_unstable();
-    v.dedup();
-    v
+/// A set of short keys ([`short`]): one bit for each of the 65,536 (8 KB). Built once
+/// per check from the new page's links, it answers "is this key on the new page" in one
+/// step, and gives the keys back sorted without a sort.
+struct KeySet(Vec<u64>);
+
+impl KeySet {
+    fn new() -> Self {
+        Self(vec![0; 1 << 10])
+    }
+
+    /// Adds `k`; whether it was absent.
+    fn insert(&mut self, k: u16) -> bool {
+        let (word, bit) = (usize::from(k >> 6), 1u64 << (k & 63));
+        let absent = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        absent
+    }
+
+    fn contains(&self, k: u16) -> bool {
+        self.0[usize::from(k >> 6)] & (1u64 << (k & 63)) != 0
+    }
+
+    /// The keys, in ascending order.
+    fn sorted(&self) -> Vec<u16> {
+        let mut v = Vec::new();
+        for (w, &bits) in self.0.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let low = b.trailing_zeros();
+                // `w` < 1,024 and `low` < 64: the key fits 16 bits.
+                v.push(((w << 6) as u16) | low as u16);
+                b &= b - 1;
+            }
+        }
+        v
+    }
 }
 
 impl PageStats {
@@ -99,24 +131,46 @@ impl PageStats {
         new: impl Iterator<Item = u64>,
         new_links: usize,
     ) -> PageFacts {
-        let old = sorted_keys(old);
-        let keys = sorted_keys(new);
-        let in_ref = |k: &u16| self.reference.binary_search(k).is_ok();
-        let in_new = |k: &u16| keys.binary_search(k).is_ok();
-        let effective = keys.iter().filter(|k| !in_ref(k)).count() as u32;
-        let old_items: Vec<u16> = old.iter().copied().filter(|k| !in_ref(k)).collect();
-        let shares_nothing = !old.is_empty() && !old.iter().any(in_new);
+        let in_ref = |k: u16| self.reference.binary_search(&k).is_ok();
+        let mut keys = KeySet::new();
+        let mut effective = 0u32;
+        for k in new.map(short) {
+            if keys.insert(k) && !in_ref(k) {
+                effective += 1;
+            }
+        }
+        // The old page: any link at all still on the new one, any of its item links
+        // (those not in the reference) still there.
+        let (mut any_old, mut old_items, mut items_stay) = (false, false, false);
+        let mut shares = false;
+        for k in old.map(short) {
+            any_old = true;
+            let stays = keys.contains(k);
+            shares |= stays;
+            if !in_ref(k) {
+                old_items = true;
+                items_stay |= stays;
+            }
+        }
+        let shares_nothing = any_old && !shares;
         let probable_loss = new_links > 0
-            && if old_items.is_empty() {
-                shares_nothing
+            && if old_items {
+                !items_stay
             } else {
-                !old_items.iter().any(in_new)
+                shares_nothing
             };
+        // The sorted keys only when [`apply`](Self::apply) makes them the reference.
+        let becomes_reference =
+            self.reference.is_empty() || shares_nothing || self.key_scheme != KEY_SCHEME;
         PageFacts {
             effective,
             probable_loss,
             shares_nothing,
-            keys,
+            keys: if becomes_reference {
+                keys.sorted()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -184,6 +238,70 @@ mod keys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn sorted_keys(keys: impl Iterator<Item = u64>) -> Vec<u16> {
+        let mut v: Vec<u16> = keys.map(short).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The facts as first written, by sorting both pages' keys: what
+    /// [`PageStats::measure`] must agree with.
+    fn measure_by_sorting(
+        p: &PageStats,
+        old: &[u64],
+        new: &[u64],
+        new_links: usize,
+    ) -> (u32, bool, bool) {
+        let old = sorted_keys(old.iter().copied());
+        let keys = sorted_keys(new.iter().copied());
+        let in_ref = |k: &u16| p.reference.binary_search(k).is_ok();
+        let in_new = |k: &u16| keys.binary_search(k).is_ok();
+        let effective = keys.iter().filter(|k| !in_ref(k)).count() as u32;
+        let old_items: Vec<u16> = old.iter().copied().filter(|k| !in_ref(k)).collect();
+        let shares_nothing = !old.is_empty() && !old.iter().any(in_new);
+        let probable_loss = new_links > 0
+            && if old_items.is_empty() {
+                shares_nothing
+            } else {
+                !old_items.iter().any(in_new)
+            };
+        (effective, probable_loss, shares_nothing)
+    }
+
+    proptest! {
+        /// Keys drawn from a small range so that pages share links, repeat them and meet
+        /// the reference; the facts, and the reference after them, are those of sorting.
+        #[test]
+        fn the_facts_are_those_of_sorting_both_pages(
+            reference in proptest::collection::vec(0u64..300, 0..40),
+            old in proptest::collection::vec(0u64..300, 0..60),
+            new in proptest::collection::vec(0u64..300, 0..60),
+            new_links in 0usize..3,
+            scheme in 0u8..=KEY_SCHEME,
+        ) {
+            let key = |i: &u64| link_key(&format!("https://forum.example/t/{i}"));
+            let old: Vec<u64> = old.iter().map(key).collect();
+            let new: Vec<u64> = new.iter().map(key).collect();
+            let mut p = PageStats {
+                reference: sorted_keys(reference.iter().map(key)),
+                key_scheme: scheme,
+                ..PageStats::default()
+            };
+            let f = p.measure(old.iter().copied(), new.iter().copied(), new_links);
+            let (effective, loss, nothing) = measure_by_sorting(&p, &old, &new, new_links);
+            prop_assert_eq!(f.effective, effective);
+            prop_assert_eq!(f.probable_loss, loss);
+            prop_assert_eq!(f.shares_nothing, nothing);
+            let replaced = p.reference.is_empty() || nothing || scheme != KEY_SCHEME;
+            let before = p.reference.clone();
+            p.apply(f, 1);
+            let expected = if replaced { sorted_keys(new.iter().copied()) } else { before };
+            prop_assert_eq!(p.reference, expected);
+        }
+    }
 
     fn keys(r: std::ops::Range<u64>) -> impl Iterator<Item = u64> {
         r.map(|i| link_key(&format!("https://forum.example/t/{i}")))
