@@ -265,12 +265,13 @@ pub fn analyse<H: History>(
         let cleaned = input.tracking.clean_links(&mut old);
         (old, !cleaned)
     };
+    // The last page's links by URL, read once for every question below.
+    let last = entries::LastPage::new(&old);
     // Selective extraction: a URL this watch saw before is never new again. The URLs
     // ever seen are those on the last page plus those that left a page before.
-    let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
     let failed = std::cell::RefCell::new(None);
     let seen = |url: &str| -> Result<bool, H::Error> {
-        if old_urls.contains(url) {
+        if last.has_url(url) {
             return Ok(true);
         }
         history.is_seen(url)
@@ -281,13 +282,17 @@ pub fn analyse<H: History>(
     let inserted: HashSet<usize> = if baseline {
         HashSet::default()
     } else {
-        diff::new_links(&old, &page.links, &|l: &Link| match seen(&l.url) {
-            Ok(s) => s,
-            Err(e) => {
-                failed.borrow_mut().get_or_insert(e);
-                true
-            }
-        })
+        diff::new_links_where(
+            &page.links,
+            &|l: &Link| last.has(l),
+            &|l: &Link| match seen(&l.url) {
+                Ok(s) => s,
+                Err(e) => {
+                    failed.borrow_mut().get_or_insert(e);
+                    true
+                }
+            },
+        )
         .into_iter()
         .collect()
     };
@@ -295,7 +300,7 @@ pub fn analyse<H: History>(
         return Err(e);
     }
     let prior = decide::Prior {
-        old: &old,
+        last: Some(&last),
         entry_roles: prev.entry_roles,
     };
     let links = &page.links;
@@ -355,14 +360,8 @@ pub fn analyse<H: History>(
         .map(|&i| item_for(&links[i], now))
         .collect();
     // URLs that leave the page join the seen set.
-    let new_urls: HashSet<&str> = links.iter().map(|l| l.url.as_str()).collect();
-    let mut seen_urls: Vec<String> = Vec::new();
-    let mut added = HashSet::default();
-    for l in &old {
-        if !new_urls.contains(l.url.as_str()) && added.insert(l.url.as_str()) {
-            seen_urls.push(l.url.clone());
-        }
-    }
+    let seen_urls: Vec<String> = last.left(links).into_iter().map(str::to_owned).collect();
+    drop(last);
     Ok(Ok(Analysis::Changed(Box::new(Changed {
         raw_fingerprint: raw,
         link_fingerprint: link_fp,

@@ -523,6 +523,27 @@ fn a_read_more_link_to_the_same_story_is_no_title_edit() {
     assert_eq!(retitled, ["First story of the week, corrected"]);
 }
 
+#[test]
+fn the_urls_that_leave_the_page_join_the_seen_set_once_each_in_page_order() {
+    let row = |n: u32| {
+        format!("<li><a href='/n/{n}'>Story {n} of the week</a> <a href='/n/{n}'>More</a>")
+    };
+    let page = |ns: &[u32]| {
+        format!(
+            "<ul>{}</ul><a href='/about'>About</a>",
+            ns.iter().map(|&n| row(n)).collect::<String>()
+        )
+    };
+    let (prev, past) = after_first(&watch(), &page(&[5, 4, 3, 2, 1]));
+    let second = run(&prev, &past, &page(&[7, 6, 5, 3, 1]));
+    assert_eq!(
+        second.seen_urls,
+        ["https://example.org/n/4", "https://example.org/n/2"]
+    );
+    let titles: Vec<&str> = second.new_items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["Story 7 of the week", "Story 6 of the week"]);
+}
+
 /// A deep watch's crawl reads its own page from the analysis's pass: what the analysis
 /// keeps is what a pass of the crawl's own would give (links as the page wrote them,
 /// before link hygiene; their contexts, the blocks, and the text when asked for), and

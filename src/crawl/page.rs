@@ -154,10 +154,10 @@ impl Crawl {
         now: i64,
     ) -> Result<(), StoreError> {
         let old = self.store.page_links(&self.watch.id, url)?;
-        let old_urls: HashSet<&str> = old.iter().map(|l| l.url.as_str()).collect();
+        let last = entries::LastPage::new(&old);
         let err = std::cell::RefCell::new(None);
-        let new_idx = diff::new_links(&old, &read.kept, &|l: &Link| {
-            old_urls.contains(l.url.as_str())
+        let new_idx = diff::new_links_where(&read.kept, &|l: &Link| last.has(l), &|l: &Link| {
+            last.has_url(&l.url)
                 || self.emitted.contains(&l.url)
                 || match self.seen.contains(&self.store, &self.watch.id, &l.url) {
                     Ok(s) => s,
@@ -173,7 +173,7 @@ impl Crawl {
         // The one entry decision, on what the differ inserted.
         let inserted: HashSet<&str> = new_idx.iter().map(|&i| read.kept[i].url.as_str()).collect();
         let prior = entries::decide::Prior {
-            old: &old,
+            last: Some(&last),
             entry_roles: &[],
         };
         let decision = entries::decide::decide(

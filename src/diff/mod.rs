@@ -369,10 +369,24 @@ pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> b
     let mut in_old: HashSet<(&str, &str)> = HashSet::default();
     in_old.reserve(old.len());
     in_old.extend(old.iter().map(|l| (l.text.as_str(), l.url.as_str())));
+    new_links_where(
+        new,
+        &|l: &Link| in_old.contains(&(l.text.as_str(), l.url.as_str())),
+        seen,
+    )
+}
+
+/// [`new_links`] for a caller that already holds the old page's keys: `stood(l)` says
+/// whether `l`'s (text, URL) pair stands on the old page.
+pub fn new_links_where(
+    new: &[Link],
+    stood: &dyn Fn(&Link) -> bool,
+    seen: &dyn Fn(&Link) -> bool,
+) -> Vec<usize> {
     let mut urls: HashSet<&str> = HashSet::default();
     new.iter()
         .enumerate()
-        .filter(|(_, l)| !in_old.contains(&(l.text.as_str(), l.url.as_str())))
+        .filter(|(_, l)| !stood(l))
         .filter(|&(_, l)| !seen(l))
         .filter(|(_, l)| urls.insert(l.url.as_str()))
         .map(|(j, _)| j)

@@ -44,7 +44,7 @@ use serde::Serialize;
 
 use super::titles;
 use super::urls::{ancestors, url_shape, UrlShape};
-use super::{group, moved_slots, url_kind, width, Structure};
+use super::{group, moved_slots, url_kind, width, LastPage, Structure};
 use crate::model::Link;
 
 /// What the analysis makes of one link of the page.
@@ -108,10 +108,10 @@ impl Verdict {
 
 /// What the analysis knew before this page: the last page's links and the roles that
 /// were entry lists.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Prior<'a> {
-    /// The links of the last page (empty at the baseline).
-    pub old: &'a [Link],
+#[derive(Clone, Copy, Default)]
+pub struct Prior<'p, 'a> {
+    /// The links of the last page, by URL (`None`, as at the baseline: none).
+    pub last: Option<&'p LastPage<'a>>,
     /// Roles that were entry lists on earlier pages.
     pub entry_roles: &'a [u64],
 }
@@ -176,10 +176,6 @@ struct RoleStat {
     on_old: usize,
 }
 
-/// The texts each URL of the last page stood under, by URL: one or two each on most
-/// pages (a title and its "Read more"), held without an allocation.
-type OldTexts<'a> = HashMap<&'a str, smallvec::SmallVec<[&'a str; 2]>>;
-
 /// What the structure says of the page's entries: which roles are entry lists, which
 /// entries hold content, the URL shapes of list entries, the facet kinds.
 struct Lists<'a> {
@@ -205,10 +201,10 @@ struct Lists<'a> {
 }
 
 impl<'a> Lists<'a> {
-    /// `old_text`: the last page's texts by URL.
+    /// `last`: the last page's links by URL.
     fn new(
-        prior: &Prior<'_>,
-        old_text: &OldTexts<'_>,
+        prior: &Prior<'_, '_>,
+        last: &LastPage<'_>,
         links: &'a [Link],
         st: &Structure,
         params: &Params,
@@ -243,7 +239,7 @@ impl<'a> Lists<'a> {
             r.width += width(&links[m].text);
             let shape = entry_shape[e].insert(url_shape(&links[m].url));
             r.specific += usize::from(matches!(shape.2, 1..=4));
-            r.on_old += usize::from(old_text.contains_key(links[m].url.as_str()));
+            r.on_old += usize::from(last.has_url(&links[m].url));
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
             }
@@ -253,7 +249,7 @@ impl<'a> Lists<'a> {
         // on a page whose entry lists are known) is a box added to the page (a menu, a
         // block of service links), not news; if it is a list of entries, it is known as
         // one from now on and its next entries are items.
-        let settled = !prior.old.is_empty() && !known.is_empty();
+        let settled = !last.is_empty() && !known.is_empty();
         let new_box = |role: &u64, r: &RoleStat| {
             settled && !known.contains(role) && r.on_old == 0 && !rich_list(r, params)
         };
@@ -401,7 +397,7 @@ fn rich_list(r: &RoleStat, params: &Params) -> bool {
 /// Decides every link of a page. `is_seen(url)` says whether the watch saw a URL before
 /// (the last page's URLs count as seen whatever it answers). `baseline`: the first check.
 pub fn decide<E>(
-    prior: &Prior<'_>,
+    prior: &Prior<'_, '_>,
     links: &[Link],
     st: &Structure,
     baseline: bool,
@@ -411,23 +407,22 @@ pub fn decide<E>(
     let ctx = &st.ctx;
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
-    let mut old_text: OldTexts<'_> = HashMap::default();
-    old_text.reserve(prior.old.len());
-    for l in prior.old {
-        old_text
-            .entry(l.url.as_str())
-            .or_default()
-            .push(l.text.as_str());
-    }
-    let lists = Lists::new(prior, &old_text, links, st, params);
+    let none;
+    let last = if let Some(last) = prior.last {
+        last
+    } else {
+        none = LastPage::new(&[]);
+        &none
+    };
+    let lists = Lists::new(prior, last, links, st, params);
     if tracing::enabled!(tracing::Level::TRACE) {
         for (i, &e) in lists.entries.entry_of.iter().enumerate() {
             let main = &links[lists.entries.main[e]].url;
             tracing::trace!(link = %links[i].url, text = %links[i].text, entry = e, %main, "entry");
         }
     }
-    let pager = moved_slots(prior.old, links);
-    let titles = titles::Titles::new(prior.old, links, params.distinct_title_width);
+    let pager = moved_slots(last.links(), links);
+    let titles = titles::Titles::new(last.links(), links, params.distinct_title_width);
 
     // The verdict of each place, and the entries of entry lists (for a backfill).
     let mut place = vec![Verdict::Seen; links.len()];
@@ -453,7 +448,7 @@ pub fn decide<E>(
         }
         place[i] = if baseline {
             Verdict::Baseline
-        } else if old_text.contains_key(l.url.as_str()) {
+        } else if last.has_url(&l.url) {
             Verdict::Seen
         } else if let Some(&true) = seen_cache.get(l.url.as_str()) {
             Verdict::Seen
@@ -493,7 +488,7 @@ pub fn decide<E>(
             .iter()
             .copied()
             .filter(|&m| {
-                old_text.get(links[m].url.as_str()).is_some_and(|texts| {
+                last.texts(&links[m].url).is_some_and(|texts| {
                     texts.iter().any(|t| !t.is_empty())
                         && !texts.iter().any(|t| *t == links[m].text)
                 })

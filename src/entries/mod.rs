@@ -32,6 +32,7 @@ pub mod content;
 pub mod date;
 pub mod decide;
 pub mod hygiene;
+mod last;
 pub mod structure;
 mod titles;
 mod urls;
@@ -40,6 +41,7 @@ use crate::hash::{HashMap, HashSet};
 
 use crate::model::Link;
 
+pub use last::LastPage;
 pub use structure::{anchor_context, Blocks, Context, PageText, Structure};
 pub(crate) use urls::{shape, url_kind};
 

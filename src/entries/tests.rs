@@ -377,7 +377,8 @@ proptest::proptest! {
         for &k in &e.entry_of {
             proptest::prop_assert_eq!(e.entry_of[e.main[k]], k);
         }
-        let prior = decide::Prior { old: &old, entry_roles: &[] };
+        let last = super::LastPage::new(&old);
+        let prior = decide::Prior { last: Some(&last), entry_roles: &[] };
         let d = decide::decide(&prior, &links, &st, false, &decide::Params::default(), &mut |_: &str| Ok::<bool, ()>(false)).unwrap();
         let items = d.items;
         proptest::prop_assert_eq!(d.verdicts.len(), links.len());

@@ -1,0 +1,140 @@
+//! The last page's links by URL, read once per check: the differ's caller asks whether a
+//! link (its text and URL) stood there, the entry decision asks which texts a URL stood
+//! under, and the seen set takes the URLs that left the page. One map serves them all, so
+//! a check hashes each old URL once instead of once per question.
+
+use smallvec::SmallVec;
+
+use crate::hash::HashMap;
+use crate::model::Link;
+
+/// A URL of the last page: its place among the page's distinct URLs (in the order they
+/// first stand) and the texts it stood under (a story's title and its "Read more").
+struct Stood<'a> {
+    slot: u32,
+    texts: SmallVec<[&'a str; 2]>,
+}
+
+/// The links of the last page, by URL.
+pub struct LastPage<'a> {
+    links: &'a [Link],
+    by_url: HashMap<&'a str, Stood<'a>>,
+    /// The distinct URLs in the order they first stand on the page.
+    order: Vec<&'a str>,
+}
+
+impl<'a> LastPage<'a> {
+    /// Indexes `links` (empty at the first check).
+    pub fn new(links: &'a [Link]) -> Self {
+        let mut by_url: HashMap<&'a str, Stood<'a>> = HashMap::default();
+        by_url.reserve(links.len());
+        let mut order = Vec::new();
+        for l in links {
+            let url = l.url.as_str();
+            let stood = by_url.entry(url).or_insert_with(|| {
+                // At most one slot per link: a page holds far fewer than 2^32.
+                let slot = u32::try_from(order.len()).unwrap_or(u32::MAX);
+                order.push(url);
+                Stood {
+                    slot,
+                    texts: SmallVec::new(),
+                }
+            });
+            stood.texts.push(l.text.as_str());
+        }
+        Self {
+            links,
+            by_url,
+            order,
+        }
+    }
+
+    /// The links as they stood, in page order.
+    pub fn links(&self) -> &'a [Link] {
+        self.links
+    }
+
+    /// Whether the page had no links (the first check).
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// Whether `url` stood on the page.
+    pub fn has_url(&self, url: &str) -> bool {
+        self.by_url.contains_key(url)
+    }
+
+    /// The texts `url` stood under, in page order (`None`: it did not stand there).
+    pub fn texts(&self, url: &str) -> Option<&[&'a str]> {
+        self.by_url.get(url).map(|s| s.texts.as_slice())
+    }
+
+    /// Whether `link`, its text and URL together, stood on the page (the differ's key).
+    pub fn has(&self, link: &Link) -> bool {
+        self.texts(&link.url)
+            .is_some_and(|texts| texts.contains(&link.text.as_str()))
+    }
+
+    /// The URLs of the page that `new` does not hold, each once, in the order they first
+    /// stood.
+    pub fn left(&self, new: &[Link]) -> Vec<&'a str> {
+        let mut stays = vec![false; self.order.len()];
+        for l in new {
+            if let Some(s) = self.by_url.get(l.url.as_str()) {
+                stays[s.slot as usize] = true;
+            }
+        }
+        self.order
+            .iter()
+            .zip(stays)
+            .filter_map(|(&url, stays)| (!stays).then_some(url))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(text: &str, url: &str) -> Link {
+        Link {
+            text: text.into(),
+            url: url.into(),
+        }
+    }
+
+    #[test]
+    fn a_url_keeps_every_text_it_stood_under_and_its_first_place() {
+        let old = [
+            link("Council backs the river plan", "https://n.test/a"),
+            link("Sport", "https://n.test/sport"),
+            link("Read more", "https://n.test/a"),
+            link("Weather", "https://n.test/w"),
+        ];
+        let last = LastPage::new(&old);
+        assert_eq!(
+            last.texts("https://n.test/a"),
+            Some(&["Council backs the river plan", "Read more"][..])
+        );
+        assert!(last.has(&link("Read more", "https://n.test/a")));
+        assert!(
+            !last.has(&link("Read more", "https://n.test/w")),
+            "text and URL together"
+        );
+        assert!(!last.has(&link("Weather", "https://n.test/x")));
+        assert!(last.has_url("https://n.test/w") && !last.has_url("https://n.test/x"));
+        assert_eq!(last.texts("https://n.test/x"), None);
+        // Left: the URLs the new page lacks, once each, in the order they first stood.
+        let new = [
+            link("Weather", "https://n.test/w"),
+            link("New", "https://n.test/b"),
+        ];
+        assert_eq!(
+            last.left(&new),
+            ["https://n.test/a", "https://n.test/sport"]
+        );
+        assert_eq!(last.left(&old), Vec::<&str>::new());
+        assert_eq!(last.left(&[]).len(), 3);
+        assert!(LastPage::new(&[]).is_empty() && !last.is_empty());
+    }
+}
