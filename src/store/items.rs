@@ -10,7 +10,7 @@
 //! larger `feed.max_items`); raising the window later brings nothing back. With the
 //! default window (100, no more than [`HOT`]) nothing is ever packed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
 use super::writes::Writes;
@@ -208,6 +208,49 @@ impl Store {
         Ok(out)
     }
 
+    /// The retitles among the items of `id` stored one by one, newest first, until every
+    /// id of `to_find` is found (each found one leaves it). An item is decoded only when
+    /// its stored bytes hold a retitled id: ids are hex, written into the JSON as they
+    /// are, so bytes without any of them are not a retitled item (a check retitles one or
+    /// two of a hundred). An id of another shape (never made by this build) turns the
+    /// shortcut off.
+    fn retitle_singles(
+        &self,
+        batch: &mut Writes,
+        id: &WatchId,
+        to_find: &mut HashSet<&str>,
+        retitle: &dyn Fn(&mut Item) -> bool,
+    ) -> Result<(), StoreError> {
+        let db = self.db()?;
+        let ids: Vec<&str> = to_find.iter().copied().collect();
+        let finders: Option<Vec<memchr::memmem::Finder<'_>>> = ids
+            .iter()
+            .all(|t| t.bytes().all(|b| b.is_ascii_alphanumeric()))
+            .then(|| {
+                ids.iter()
+                    .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+                    .collect()
+            });
+        for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)).rev() {
+            let (k, v) = kv?;
+            if finders
+                .as_ref()
+                .is_some_and(|fs| !fs.iter().any(|f| f.find(&v).is_some()))
+            {
+                continue;
+            }
+            let mut item: Item = decode(&k, &v)?;
+            to_find.remove(item.id.as_str());
+            if retitle(&mut item) {
+                batch.insert(k, encode(&item));
+            }
+            if to_find.is_empty() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Adds to `batch` the item writes of a check: `new` items (oldest first) ending at
     /// sequence `seq`, the `retitled` ones, the removal of every item below the kept
     /// window (packed or not, however it got there), and the packing of old items.
@@ -237,6 +280,13 @@ impl Store {
         };
         let bound = kept_from(seq, self.items_kept());
         let first_new = seq + 1 - new.len() as u64;
+        // The retitled ids not found yet. A check retitles entries of its page, which are
+        // the newest items: the items one by one are searched newest first, and the
+        // packed ones only for an id not found among them.
+        let mut to_find: HashSet<&str> = titles.keys().copied().collect();
+        if !to_find.is_empty() {
+            self.retitle_singles(batch, id, &mut to_find, &retitle)?;
+        }
         // Packed chunks: retitled, dropped or trimmed at the window's start.
         let mut packed_end = 0; // highest sequence packed
         for kv in db.scan_prefix(keys::watch_key(keys::ITEM_CHUNK, id)) {
@@ -249,7 +299,7 @@ impl Store {
                 batch.remove(k);
                 continue;
             }
-            if first >= bound && titles.is_empty() {
+            if first >= bound && to_find.is_empty() {
                 continue;
             }
             let mut items = decode_chunk(&k, &v)?;
@@ -265,35 +315,6 @@ impl Store {
                 batch.insert(chunk_key(id, bound), encode_chunk(&items, last + 1 - bound));
             } else if changed {
                 batch.insert(k, encode_chunk(&items, n));
-            }
-        }
-        // Items one by one: retitled, new, dropped.
-        if !titles.is_empty() {
-            // An item is decoded only when its stored bytes hold a retitled id: ids are
-            // hex, written into the JSON as they are, so bytes without any of them are
-            // not a retitled item (a check retitles one or two of a hundred). An id of
-            // another shape (never made by this build) turns the shortcut off.
-            let finders: Option<Vec<memchr::memmem::Finder<'_>>> = titles
-                .keys()
-                .all(|t| t.bytes().all(|b| b.is_ascii_alphanumeric()))
-                .then(|| {
-                    titles
-                        .keys()
-                        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-                        .collect()
-                });
-            for kv in db.scan_prefix(keys::watch_key(keys::ITEM, id)) {
-                let (k, v) = kv?;
-                if finders
-                    .as_ref()
-                    .is_some_and(|fs| !fs.iter().any(|f| f.find(&v).is_some()))
-                {
-                    continue;
-                }
-                let mut item: Item = decode(&k, &v)?;
-                if retitle(&mut item) {
-                    batch.insert(k, encode(&item));
-                }
             }
         }
         // New items, but those already below the window (more new than it holds).

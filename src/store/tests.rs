@@ -282,29 +282,37 @@ fn a_retitled_item_keeps_its_place_and_takes_the_new_title() {
     s.insert_watch(&w, &state(10)).expect("insert");
     let prev = s.state(&w.id).expect("state").expect("present");
     let mut st = prev.clone();
-    st.item_seq = 2;
+    st.item_seq = 3;
     let record = CheckRecord {
-        new_items: vec![item("http://a.example/1", 1), item("http://a.example/2", 2)],
+        new_items: (1..=3)
+            .map(|n| item(&format!("http://a.example/{n}"), n))
+            .collect(),
         ..CheckRecord::default()
     };
     s.commit_check(&w.id, &prev, &st, &record).expect("commit");
     let prev = s.state(&w.id).expect("state").expect("present");
-    let mut edited = item("http://a.example/1", 5);
-    edited.title = "Edited title".into();
+    // The newest and the oldest, in one check.
+    let edit = |n: i64| {
+        let mut edited = item(&format!("http://a.example/{n}"), 5);
+        edited.title = format!("Edited title {n}");
+        edited
+    };
     let record = CheckRecord {
-        retitled: vec![edited],
+        retitled: vec![edit(3), edit(1)],
         ..CheckRecord::default()
     };
     s.commit_check(&w.id, &prev, &prev.clone(), &record)
         .expect("commit");
     let items = s.items(&w.id, 10).expect("items");
-    assert_eq!(items.len(), 2, "no new item");
-    assert_eq!(items[1].link, "http://a.example/1");
-    assert_eq!(items[1].title, "Edited title");
-    assert_eq!(items[1].first_seen, 1, "first seen stays");
-    assert_eq!(items[1].updated, Some(5), "dated by the edit");
-    assert_ne!(items[0].title, "Edited title");
-    assert_eq!(items[0].updated, None);
+    assert_eq!(items.len(), 3, "no new item");
+    for (at, n) in [(0, 3), (2, 1)] {
+        assert_eq!(items[at].link, format!("http://a.example/{n}"));
+        assert_eq!(items[at].title, format!("Edited title {n}"));
+        assert_eq!(items[at].first_seen, n, "first seen stays");
+        assert_eq!(items[at].updated, Some(5), "dated by the edit");
+    }
+    assert!(!items[1].title.starts_with("Edited"));
+    assert_eq!(items[1].updated, None);
 }
 
 #[test]
