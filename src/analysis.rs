@@ -361,6 +361,7 @@ pub fn analyse<H: History>(
         .collect();
     // URLs that leave the page join the seen set.
     let seen_urls: Vec<String> = last.left(links).into_iter().map(str::to_owned).collect();
+    // (it borrows `old`, which the result takes)
     drop(last);
     Ok(Ok(Analysis::Changed(Box::new(Changed {
         raw_fingerprint: raw,

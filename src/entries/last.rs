@@ -11,7 +11,7 @@ use crate::model::Link;
 /// A URL of the last page: its place among the page's distinct URLs (in the order they
 /// first stand) and the texts it stood under (a story's title and its "Read more").
 struct Stood<'a> {
-    slot: u32,
+    slot: usize,
     texts: SmallVec<[&'a str; 2]>,
 }
 
@@ -32,8 +32,7 @@ impl<'a> LastPage<'a> {
         for l in links {
             let url = l.url.as_str();
             let stood = by_url.entry(url).or_insert_with(|| {
-                // At most one slot per link: a page holds far fewer than 2^32.
-                let slot = u32::try_from(order.len()).unwrap_or(u32::MAX);
+                let slot = order.len();
                 order.push(url);
                 Stood {
                     slot,
@@ -81,7 +80,7 @@ impl<'a> LastPage<'a> {
         let mut stays = vec![false; self.order.len()];
         for l in new {
             if let Some(s) = self.by_url.get(l.url.as_str()) {
-                stays[s.slot as usize] = true;
+                stays[s.slot] = true;
             }
         }
         self.order

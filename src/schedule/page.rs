@@ -47,8 +47,8 @@ pub struct PageFacts {
     /// The new page shares no link at all with the previous one.
     shares_nothing: bool,
     /// The new page's short keys, sorted and deduplicated, when they become the reference
-    /// (empty otherwise).
-    keys: Vec<u16>,
+    /// ([`PageStats::measure`] decides).
+    keys: Option<Vec<u16>>,
 }
 
 /// Per-watch page statistics, in the store.
@@ -159,32 +159,29 @@ impl PageStats {
             } else {
                 shares_nothing
             };
-        // The sorted keys only when [`apply`](Self::apply) makes them the reference.
-        let becomes_reference =
+        // The first check's links become the reference; a page that shares no link at all
+        // with its previous version (a redesign) starts a new one, and so does a
+        // reference of another key scheme. Only then are the keys wanted, sorted.
+        let new_reference =
             self.reference.is_empty() || shares_nothing || self.key_scheme != KEY_SCHEME;
         PageFacts {
             effective,
             probable_loss,
             shares_nothing,
-            keys: if becomes_reference {
-                keys.sorted()
-            } else {
-                Vec::new()
-            },
+            keys: new_reference.then(|| keys.sorted()),
         }
     }
 
-    /// Stores a check's facts. The first check's links become the reference; a page
-    /// that shares no link at all with its previous version (a redesign) starts a new one,
-    /// and so does a reference of another key scheme. The estimate of v is a count of
-    /// links, whatever their keys: it stays.
+    /// Stores a check's facts: a new reference when [`measure`](Self::measure) made one
+    /// (the first check, a redesign, a reference of another key scheme). The estimate of
+    /// v is a count of links, whatever their keys: it stays.
     pub fn apply(&mut self, facts: PageFacts, now: i64) {
         if facts.probable_loss {
             self.probable_losses += 1;
             self.last_probable_loss = Some(now);
         }
-        if self.reference.is_empty() || facts.shares_nothing || self.key_scheme != KEY_SCHEME {
-            self.reference = facts.keys;
+        if let Some(keys) = facts.keys {
+            self.reference = keys;
             self.key_scheme = KEY_SCHEME;
             return;
         }
