@@ -96,10 +96,7 @@ mod tests {
     use super::*;
 
     fn link(text: &str, url: &str) -> Link {
-        Link {
-            text: text.into(),
-            url: url.into(),
-        }
+        Link::new(text, url)
     }
 
     #[test]
