@@ -268,14 +268,10 @@ pub fn analyse<H: History>(
     // The last page's links by URL, read once for every question below.
     let last = entries::LastPage::new(&old);
     // Selective extraction: a URL this watch saw before is never new again. The URLs
-    // ever seen are those on the last page plus those that left a page before.
+    // ever seen are those on the last page plus those that left a page before: a link
+    // whose URL stood on the last page is seen whatever its text, so the URL alone
+    // answers the differ's "stood there" for it, and the history is asked of the rest.
     let failed = std::cell::RefCell::new(None);
-    let seen = |url: &str| -> Result<bool, H::Error> {
-        if last.has_url(url) {
-            return Ok(true);
-        }
-        history.is_seen(url)
-    };
     // The differ (the improved LCS) says which links are inserted; the entry decision
     // says which of those are entries. A link the differ calls moved (its key stood on
     // the old page) is seen.
@@ -284,8 +280,8 @@ pub fn analyse<H: History>(
     } else {
         diff::new_links_where(
             &page.links,
-            &|l: &Link| last.has(l),
-            &|l: &Link| match seen(&l.url) {
+            &|l: &Link| last.has_url(&l.url),
+            &|l: &Link| match history.is_seen(&l.url) {
                 Ok(s) => s,
                 Err(e) => {
                     failed.borrow_mut().get_or_insert(e);

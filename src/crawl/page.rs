@@ -156,9 +156,11 @@ impl Crawl {
         let old = self.store.page_links(&self.watch.id, url)?;
         let last = entries::LastPage::new(&old);
         let err = std::cell::RefCell::new(None);
-        let new_idx = diff::new_links_where(&read.kept, &|l: &Link| last.has(l), &|l: &Link| {
-            last.has_url(&l.url)
-                || self.emitted.contains(&l.url)
+        // A URL that stood on the last page is seen whatever its text (the URL alone
+        // answers the differ's "stood there").
+        let stood = |l: &Link| last.has_url(&l.url);
+        let new_idx = diff::new_links_where(&read.kept, &stood, &|l: &Link| {
+            self.emitted.contains(&l.url)
                 || match self.seen.contains(&self.store, &self.watch.id, &l.url) {
                     Ok(s) => s,
                     Err(e) => {

@@ -9,7 +9,8 @@
 //! (`inserted`) and ones whose key stands in old (`moved`). [`new_links`] is the product's
 //! entry point: the `inserted` links (which it finds without the LCS table, as below),
 //! with selective extraction (never emit what this watch already saw) and URL
-//! de-duplication. [`baseline`] holds the methods the evaluation compares against.
+//! de-duplication; a check, which holds the last page's links by URL already, calls it
+//! as [`new_links_where`]. [`baseline`] holds the methods the evaluation compares against.
 //!
 //! # What the choice of alignment can change
 //!
@@ -377,7 +378,9 @@ pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> b
 }
 
 /// [`new_links`] for a caller that already holds the old page's keys: `stood(l)` says
-/// whether `l`'s (text, URL) pair stands on the old page.
+/// whether `l`'s (text, URL) pair stands on the old page. A caller whose `seen` holds
+/// every URL of the old page may answer by the URL alone: a link whose URL stood there
+/// is left out either way.
 pub fn new_links_where(
     new: &[Link],
     stood: &dyn Fn(&Link) -> bool,

@@ -1,6 +1,6 @@
 //! The last page's links by URL, read once per check: the differ's caller asks whether a
-//! link (its text and URL) stood there, the entry decision asks which texts a URL stood
-//! under, and the seen set takes the URLs that left the page. One map serves them all, so
+//! link's URL stood there, the entry decision asks which texts a URL stood under, and
+//! the seen set takes the URLs that left the page. One map serves them all, so
 //! a check hashes each old URL once instead of once per question.
 
 use smallvec::SmallVec;
@@ -68,12 +68,6 @@ impl<'a> LastPage<'a> {
         self.by_url.get(url).map(|s| s.texts.as_slice())
     }
 
-    /// Whether `link`, its text and URL together, stood on the page (the differ's key).
-    pub fn has(&self, link: &Link) -> bool {
-        self.texts(&link.url)
-            .is_some_and(|texts| texts.contains(&link.text.as_str()))
-    }
-
     /// The URLs of the page that `new` does not hold, each once, in the order they first
     /// stood.
     pub fn left(&self, new: &[Link]) -> Vec<&'a str> {
@@ -112,12 +106,6 @@ mod tests {
             last.texts("https://n.test/a"),
             Some(&["Council backs the river plan", "Read more"][..])
         );
-        assert!(last.has(&link("Read more", "https://n.test/a")));
-        assert!(
-            !last.has(&link("Read more", "https://n.test/w")),
-            "text and URL together"
-        );
-        assert!(!last.has(&link("Weather", "https://n.test/x")));
         assert!(last.has_url("https://n.test/w") && !last.has_url("https://n.test/x"));
         assert_eq!(last.texts("https://n.test/x"), None);
         // Left: the URLs the new page lacks, once each, in the order they first stood.
