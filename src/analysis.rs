@@ -398,7 +398,7 @@ fn links_alone(
 ) -> FirstReading {
     let plain = !input.force
         && input.keep_pass == Keep::Nothing
-        && input.template.map_or(true, LinkFilter::is_empty);
+        && input.template.is_none_or(LinkFilter::is_empty);
     let Some(last) = prev.link_fingerprint.filter(|_| prev.links_first && plain) else {
         return FirstReading::NotRead;
     };

@@ -528,7 +528,7 @@ fn code_only(text: &str) -> String {
                 None
             };
             if let Some(len) = len {
-                out.extend(std::iter::repeat(' ').take(len));
+                out.extend(std::iter::repeat_n(' ', len));
                 i += len;
             } else {
                 out.push(c);

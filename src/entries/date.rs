@@ -87,7 +87,7 @@ pub(crate) fn find_forms(text: &str, now: i64, tz: Tz, forms: Forms) -> Option<i
     let text = lower.as_str();
     let mut best: Option<(usize, i64)> = None;
     let mut offer = |at: usize, t: i64| {
-        if best.map_or(true, |(b, _)| at < b) {
+        if best.is_none_or(|(b, _)| at < b) {
             best = Some((at, t));
         }
     };
@@ -330,7 +330,7 @@ fn relative(text: &str, now: i64) -> Option<(usize, i64)> {
         });
         let Some(secs) = secs else { continue };
         let at = c.get(0).map_or(0, |m| m.start());
-        if best.map_or(true, |(b, _)| at < b) {
+        if best.is_none_or(|(b, _)| at < b) {
             best = Some((at, now - secs));
         }
     }

@@ -385,7 +385,7 @@ proptest::proptest! {
         proptest::prop_assert!(items.windows(2).all(|w| w[0] < w[1]));
         let mut urls = std::collections::HashSet::new();
         for &i in &items {
-            proptest::prop_assert!(ctx[i].as_ref().map_or(true, |c| !c.chrome && c.has_text));
+            proptest::prop_assert!(ctx[i].as_ref().is_none_or(|c| !c.chrome && c.has_text));
             proptest::prop_assert_eq!(d.verdicts[i], decide::Verdict::Item);
             proptest::prop_assert!(urls.insert(links[i].url.as_str()), "one item per URL");
         }

@@ -221,9 +221,10 @@ fn load_site(dir: &Path, name: String, labels: Labels) -> Result<Site, Error> {
                 continue;
             };
             let Some(u) = normalized(href) else { continue };
-            let on_host = labels.entry_hosts.as_ref().map_or(true, |hosts| {
-                u.host_str().is_some_and(|h| hosts.contains(h))
-            });
+            let on_host = labels
+                .entry_hosts
+                .as_ref()
+                .is_none_or(|hosts| u.host_str().is_some_and(|h| hosts.contains(h)));
             let u = u.to_string();
             if !chrome && on_host && !labels.not_entries.iter().any(|r| r.is_match(&u)) {
                 t.entries.insert(u.clone());

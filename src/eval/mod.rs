@@ -220,7 +220,7 @@ pub fn run(dir: &Path, opts: &Options<'_>, out: &mut dyn Write) -> Result<(), Er
     );
     for site in sites
         .iter()
-        .filter(|s| opts.site.map_or(true, |f| s.name.contains(f)))
+        .filter(|s| opts.site.is_none_or(|f| s.name.contains(f)))
     {
         let arrays = site_links(site)?;
         for (k, &m) in methods.iter().enumerate() {
@@ -351,7 +351,7 @@ fn grid() -> Vec<crate::analysis::Params> {
 pub fn loso(dir: &Path, opts: &Options<'_>, out: &mut dyn Write) -> Result<(), Error> {
     let sites: Vec<Site> = corpus::load(dir, opts.labels)?
         .into_iter()
-        .filter(|s| opts.site.map_or(true, |f| s.name.contains(f)))
+        .filter(|s| opts.site.is_none_or(|f| s.name.contains(f)))
         .collect();
     let grid = grid();
     let defaults = crate::analysis::Params::default();

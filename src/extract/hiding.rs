@@ -129,12 +129,12 @@ pub(super) fn may_hide(html: &str) -> bool {
         if ends_with(before, b"aria-") {
             return true;
         }
-        let word_before = before.last().map_or(true, |&b| {
-            b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'/')
-        });
-        let word_after = h.get(i + 6).map_or(true, |&b| {
-            b.is_ascii_whitespace() || matches!(b, b'=' | b'>' | b'/')
-        });
+        let word_before = before
+            .last()
+            .is_none_or(|&b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'/'));
+        let word_after = h
+            .get(i + 6)
+            .is_none_or(|&b| b.is_ascii_whitespace() || matches!(b, b'=' | b'>' | b'/'));
         if word_before && word_after {
             return true;
         }
@@ -238,8 +238,8 @@ mod tests {
             let prev = before.as_bytes().last().copied();
             let next = lc.as_bytes().get(i + 6).copied();
             before.ends_with("aria-")
-                || (prev.map_or(true, |b| b.is_ascii_whitespace() || b"\"'/".contains(&b))
-                    && next.map_or(true, |b| b.is_ascii_whitespace() || b"=>/".contains(&b)))
+                || (prev.is_none_or(|b| b.is_ascii_whitespace() || b"\"'/".contains(&b))
+                    && next.is_none_or(|b| b.is_ascii_whitespace() || b"=>/".contains(&b)))
                 || before
                     .trim_end_matches(ws)
                     .strip_suffix(':')

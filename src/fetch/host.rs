@@ -374,7 +374,7 @@ impl HostGates {
         let until = Instant::now() + wait;
         let host = self.host(key);
         let mut t = host.timing();
-        if t.not_before.map_or(true, |nb| nb < until) {
+        if t.not_before.is_none_or(|nb| nb < until) {
             t.not_before = Some(until);
             t.why = why;
         }

@@ -24,7 +24,7 @@ impl Fetcher {
             FetchError::Status { code, retry_after } => {
                 (code.is_server_error() || *code == StatusCode::TOO_MANY_REQUESTS)
                     // A long Retry-After is the scheduler's to honour, not a worker's.
-                    && retry_after.map_or(true, |ra| ra <= self.cfg().timeout)
+                    && retry_after.is_none_or(|ra| ra <= self.cfg().timeout)
             }
             _ => false,
         };

@@ -203,7 +203,7 @@ pub fn pack_keys(keys: &[u16]) -> Vec<u8> {
 /// Reference keys from [`pack_keys`]'s bytes, as the sorted set a reference is (`None`
 /// for an odd length).
 pub fn unpack_keys(bytes: &[u8]) -> Option<Vec<u16>> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     let mut v: Vec<u16> = bytes

@@ -309,7 +309,7 @@ impl DailyModel {
         let mut sum = 0.0;
         while t < b {
             let end = (t + STEP).min(b);
-            sum += self.rate((t + end) / 2) * (end - t) as f64;
+            sum += self.rate(i64::midpoint(t, end)) * (end - t) as f64;
             t = end;
         }
         sum
@@ -326,7 +326,7 @@ impl DailyModel {
         let mut t = a;
         while t - a < max_secs {
             let end = (t + STEP).min(a + max_secs);
-            let mid = (t + end) / 2;
+            let mid = i64::midpoint(t, end);
             let r = self.rate(mid).max(self.rate(mid + self.lookahead));
             let add = r * (end - t) as f64;
             if acc + add >= target {

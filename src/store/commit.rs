@@ -434,7 +434,7 @@ impl Store {
         // The sweep first: a URL that leaves the page now gets its new time below, in a
         // bucket of its own.
         let mut next_bucket = None;
-        if state.checks % seen::SWEEP_EVERY == 0 && state.checks != prev.checks {
+        if state.checks.is_multiple_of(seen::SWEEP_EVERY) && state.checks != prev.checks {
             next_bucket = Some(self.sweep_seen(&mut batch, id, at, state.checks)?);
         }
         if !record.seen_urls.is_empty() {

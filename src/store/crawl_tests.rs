@@ -7,7 +7,11 @@ use crate::store::{CheckRecord, CrawlRecord};
 fn page(i: usize) -> PageState {
     PageState {
         level: 2,
-        kind: if i % 10 == 0 { Kind::List } else { Kind::Leaf },
+        kind: if i.is_multiple_of(10) {
+            Kind::List
+        } else {
+            Kind::Leaf
+        },
         why: None,
         title: Some(format!("Council backs plan number {i} for the river")),
         raw_fingerprint: Some(Digest((i as u128 * 7919).to_le_bytes())),

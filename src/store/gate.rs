@@ -84,7 +84,7 @@ impl Gate {
     pub fn enter(&self) -> Entered<'_> {
         let me = std::thread::current().id();
         let mut g = self.lock();
-        while (g.writes_closed || g.closed) && !g.holders.get(&me).is_some_and(|h| h.writes > 0) {
+        while (g.writes_closed || g.closed) && g.holders.get(&me).is_none_or(|h| h.writes == 0) {
             g = self.wait(g);
         }
         g.holders.entry(me).or_default().writes += 1;

@@ -471,7 +471,7 @@ fn groups(parts: Vec<Part>, span: Option<u64>) -> Vec<Vec<Part>> {
         let b = &p.bucket;
         let (f, l) = (first.min(b.first.checks), last.max(b.last.checks));
         let fits = size + b.hashes.len() <= BUCKET_HASHES
-            && span.map_or(true, |s| u64::from(l.saturating_sub(f)) <= s);
+            && span.is_none_or(|s| u64::from(l.saturating_sub(f)) <= s);
         match out.last_mut() {
             Some(group) if fits => {
                 size += b.hashes.len();

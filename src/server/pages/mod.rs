@@ -133,7 +133,7 @@ fn title_text(text: &str) -> String {
 fn plain(msg: &str) -> Markup {
     let parts: Vec<&str> = msg.split('`').collect();
     // An odd backtick out is kept as text.
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return html! { (msg) };
     }
     html! {

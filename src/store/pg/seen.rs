@@ -13,7 +13,7 @@ use crate::store::StoreError;
 /// Whether the commit that takes a watch from `prev` to `checks` checks sweeps its set
 /// (the sled backend's rule: spread over watches by their own check counts).
 pub(super) fn sweeps(prev: u64, checks: u64) -> bool {
-    checks % SWEEP_EVERY == 0 && checks != prev
+    checks.is_multiple_of(SWEEP_EVERY) && checks != prev
 }
 
 /// Adds `urls` as gone from the page at `at` after `checks` checks; a URL already in the

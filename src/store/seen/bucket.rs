@@ -144,7 +144,7 @@ pub(super) fn bucket_hashes<'v>(
     v: &'v [u8],
 ) -> Result<impl Iterator<Item = &'v [u8]> + 'v, StoreError> {
     match v.first() {
-        Some(&BUCKET_V1) if v.len() >= HEADER && (v.len() - HEADER) % 8 == 0 => {
+        Some(&BUCKET_V1) if v.len() >= HEADER && (v.len() - HEADER).is_multiple_of(8) => {
             Ok(v.get(HEADER..).unwrap_or_default().chunks_exact(8))
         }
         Some(&BUCKET_V1) => Err(corrupt(key, "malformed seen bucket")),

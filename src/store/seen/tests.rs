@@ -548,7 +548,7 @@ proptest! {
             let refs: Vec<&str> = gone.iter().map(String::as_str).collect();
             let new: Vec<String> = step.item.iter().map(|&n| url(n)).collect();
             let new_refs: Vec<&str> = new.iter().map(String::as_str).collect();
-            if c % SWEEP_EVERY == 0 {
+            if c.is_multiple_of(SWEEP_EVERY) {
                 // The sweep reads the items kept before this check's own; it may forget
                 // what its rule allows.
                 let kept: Vec<usize> = items.iter().rev().take(5).copied().collect();
