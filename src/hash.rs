@@ -14,3 +14,8 @@ pub type HashSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 pub fn map_with_capacity<K, V>(n: usize) -> HashMap<K, V> {
     HashMap::with_capacity_and_hasher(n, foldhash::fast::RandomState::default())
 }
+
+/// An empty `HashSet` with room for `n` entries.
+pub fn set_with_capacity<T>(n: usize) -> HashSet<T> {
+    HashSet::with_capacity_and_hasher(n, foldhash::fast::RandomState::default())
+}

@@ -40,26 +40,29 @@ pub(super) fn signature(tag: &str, class: Option<&str>) -> u64 {
 /// to the eighth). A role whose links each stand in an element of their own, or all in
 /// one element (a flat list split by `<br>`), keeps its role.
 pub(super) fn refine_roles(anchors: &mut [Anchor]) {
-    use crate::hash::{HashMap, HashSet};
+    use crate::hash::{map_with_capacity, set_with_capacity, HashMap, HashSet};
     let parent = |a: &Anchor| a.ctx.path.len().checked_sub(2).map(|k| a.ctx.path[k]);
-    // Per role: its links and the distinct parents they stand in.
-    let mut stats: HashMap<u64, (usize, HashSet<u32>)> = HashMap::default();
+    // Per role: its links and the count of distinct parents they stand in, counted by
+    // one set of (role, parent) pairs sized for every link at once (a set of parents
+    // per role grew, and was rehashed, a few times for each long list).
+    let mut stats: HashMap<u64, (usize, usize)> = HashMap::default();
+    let mut pairs: HashSet<(u64, u32)> = set_with_capacity(anchors.len());
     for a in anchors.iter() {
         let e = stats.entry(a.ctx.role).or_default();
         e.0 += 1;
         if let Some(p) = parent(a) {
-            e.1.insert(p);
+            e.1 += usize::from(pairs.insert((a.ctx.role, p)));
         }
     }
     let split: HashSet<u64> = stats
         .into_iter()
-        .filter(|(_, (links, parents))| parents.len() >= 2 && *links > parents.len())
+        .filter(|&(_, (links, parents))| parents >= 2 && links > parents)
         .map(|(role, _)| role)
         .collect();
     if split.is_empty() {
         return;
     }
-    let mut place: HashMap<(u64, u32), u8> = HashMap::default();
+    let mut place: HashMap<(u64, u32), u8> = map_with_capacity(pairs.len());
     for a in anchors.iter_mut() {
         if !split.contains(&a.ctx.role) {
             continue;
