@@ -58,9 +58,10 @@ pub struct Entries {
 }
 
 #[derive(Default)]
-struct RoleStat<'a> {
+struct RoleStat {
     links: Vec<usize>,
-    texts: HashSet<&'a str>,
+    /// How many distinct texts its links have.
+    texts: usize,
     chars: usize,
     heading: bool,
     with_text: usize,
@@ -71,7 +72,10 @@ struct RoleStat<'a> {
 pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     const NONE: (usize, usize) = (usize::MAX, 0);
     let n = links.len();
-    let mut roles: HashMap<u64, RoleStat<'_>> = HashMap::default();
+    let mut roles: HashMap<u64, RoleStat> = HashMap::default();
+    // The distinct texts of every role, in one set sized for all links at once (a set
+    // per role grew, and was rehashed, a few times for each long list).
+    let mut texts: HashSet<(u64, &str)> = crate::hash::set_with_capacity(n);
     // Per element id (ids are dense, counted in document order): the first and last
     // link inside it, `NONE` for an element that holds none.
     let mut ranges: Vec<(usize, usize)> = Vec::new();
@@ -79,7 +83,7 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
         let Some(c) = c else { continue };
         let r = roles.entry(c.role).or_default();
         r.links.push(i);
-        r.texts.insert(links[i].text.as_str());
+        r.texts += usize::from(texts.insert((c.role, links[i].text.as_str())));
         r.chars += links[i].text.chars().count();
         r.heading |= c.heading;
         r.with_text += usize::from(c.has_text);
@@ -95,14 +99,14 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
             r.1 = i;
         }
     }
-    let mut order: Vec<(&u64, &RoleStat<'_>)> =
+    let mut order: Vec<(&u64, &RoleStat)> =
         roles.iter().filter(|(_, r)| r.links.len() >= 2).collect();
     order.sort_by_key(|(_, r)| {
         let count = r.links.len();
         // 0 when all texts are equal, 8 when at least 80% differ (a pair of equal texts
         // is 0): titles of a list mostly differ, and one story shown in two sections
         // must not hand the first place to a role of three section links.
-        let distinct = ((r.texts.len() - 1) * 10 / (count - 1)).min(8);
+        let distinct = ((r.texts - 1) * 10 / (count - 1)).min(8);
         let mean_len = if distinct >= 5 { r.chars / count } else { 0 };
         (
             std::cmp::Reverse(r.with_text * 2 > count),
@@ -310,7 +314,7 @@ fn file_stem(url: &str) -> Option<&str> {
 /// links left over stand alone.
 fn attach_labels(
     links: &[Link],
-    roles: &HashMap<u64, RoleStat<'_>>,
+    roles: &HashMap<u64, RoleStat>,
     ctx: &[Option<Context>],
     mut entry_of: Vec<Option<usize>>,
     main: &[usize],
@@ -335,7 +339,7 @@ fn attach_labels(
         }
         let label = roles
             .get(&ci.role)
-            .is_some_and(|r| r.links.len() >= 3 && r.texts.len() == 1);
+            .is_some_and(|r| r.links.len() >= 3 && r.texts == 1);
         let parent = |c: &Context| c.path.len().checked_sub(1).map(|k| c.path[..k].to_vec());
         // A download offered in several formats (a release's tarballs, a notice as PDF
         // and as DOC), side by side in one block: one entry, whatever list items or
