@@ -267,6 +267,9 @@ pub fn analyse<H: History>(
     };
     // The last page's links by URL, read once for every question below.
     let last = entries::LastPage::new(&old);
+    // Where each link of the new page stood on it, asked once for the differ, the entry
+    // decision and the URLs that left.
+    let on_last = last.slots(&page.links);
     // Selective extraction: a URL this watch saw before is never new again. The URLs
     // ever seen are those on the last page plus those that left a page before: a link
     // whose URL stood on the last page is seen whatever its text, so the URL alone
@@ -275,28 +278,28 @@ pub fn analyse<H: History>(
     // The differ (the improved LCS) says which links are inserted; the entry decision
     // says which of those are entries. A link the differ calls moved (its key stood on
     // the old page) is seen.
-    let inserted: HashSet<usize> = if baseline {
-        HashSet::default()
-    } else {
-        diff::new_links_where(
-            &page.links,
-            &|l: &Link| last.has_url(&l.url),
-            &|l: &Link| match history.is_seen(&l.url) {
-                Ok(s) => s,
-                Err(e) => {
-                    failed.borrow_mut().get_or_insert(e);
-                    true
+    let inserted: HashSet<usize> =
+        if baseline {
+            HashSet::default()
+        } else {
+            diff::new_links_where(&page.links, &|j, _| on_last[j].is_some(), &|l: &Link| {
+                match history.is_seen(&l.url) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        failed.borrow_mut().get_or_insert(e);
+                        true
+                    }
                 }
-            },
-        )
-        .into_iter()
-        .collect()
-    };
+            })
+            .into_iter()
+            .collect()
+        };
     if let Some(e) = failed.into_inner() {
         return Err(e);
     }
     let prior = decide::Prior {
         last: Some(&last),
+        on_last: Some(&on_last),
         entry_roles: prev.entry_roles,
     };
     let links = &page.links;
@@ -356,7 +359,11 @@ pub fn analyse<H: History>(
         .map(|&i| item_for(&links[i], now))
         .collect();
     // URLs that leave the page join the seen set.
-    let seen_urls: Vec<String> = last.left(links).into_iter().map(str::to_owned).collect();
+    let seen_urls: Vec<String> = last
+        .left_by_slots(&on_last)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     // (it borrows `old`, which the result takes)
     drop(last);
     Ok(Ok(Analysis::Changed(Box::new(Changed {

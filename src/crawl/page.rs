@@ -155,10 +155,11 @@ impl Crawl {
     ) -> Result<(), StoreError> {
         let old = self.store.page_links(&self.watch.id, url)?;
         let last = entries::LastPage::new(&old);
+        let on_last = last.slots(&read.kept);
         let err = std::cell::RefCell::new(None);
         // A URL that stood on the last page is seen whatever its text (the URL alone
         // answers the differ's "stood there").
-        let stood = |l: &Link| last.has_url(&l.url);
+        let stood = |j: usize, _: &Link| on_last[j].is_some();
         let new_idx = diff::new_links_where(&read.kept, &stood, &|l: &Link| {
             self.emitted.contains(&l.url)
                 || match self.seen.contains(&self.store, &self.watch.id, &l.url) {
@@ -176,6 +177,7 @@ impl Crawl {
         let inserted: HashSet<&str> = new_idx.iter().map(|&i| read.kept[i].url.as_str()).collect();
         let prior = entries::decide::Prior {
             last: Some(&last),
+            on_last: Some(&on_last),
             entry_roles: &[],
         };
         let decision = entries::decide::decide(

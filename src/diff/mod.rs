@@ -372,24 +372,24 @@ pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> b
     in_old.extend(old.iter().map(|l| (l.text.as_str(), l.url.as_str())));
     new_links_where(
         new,
-        &|l: &Link| in_old.contains(&(l.text.as_str(), l.url.as_str())),
+        &|_, l: &Link| in_old.contains(&(l.text.as_str(), l.url.as_str())),
         seen,
     )
 }
 
-/// [`new_links`] for a caller that already holds the old page's keys: `stood(l)` says
-/// whether `l`'s (text, URL) pair stands on the old page. A caller whose `seen` holds
+/// [`new_links`] for a caller that already holds the old page's keys: `stood(j, l)` says
+/// whether `l` (`new[j]`)'s (text, URL) pair stands on the old page. A caller whose `seen` holds
 /// every URL of the old page may answer by the URL alone: a link whose URL stood there
 /// is left out either way.
 pub fn new_links_where(
     new: &[Link],
-    stood: &dyn Fn(&Link) -> bool,
+    stood: &dyn Fn(usize, &Link) -> bool,
     seen: &dyn Fn(&Link) -> bool,
 ) -> Vec<usize> {
     let mut urls: HashSet<&str> = HashSet::default();
     new.iter()
         .enumerate()
-        .filter(|(_, l)| !stood(l))
+        .filter(|&(j, l)| !stood(j, l))
         .filter(|&(_, l)| !seen(l))
         .filter(|(_, l)| urls.insert(l.url.as_str()))
         .map(|(j, _)| j)

@@ -112,6 +112,9 @@ impl Verdict {
 pub struct Prior<'p, 'a> {
     /// The links of the last page, by URL (`None`, as at the baseline: none).
     pub last: Option<&'p LastPage<'a>>,
+    /// Where each link of the page being decided stood on the last page
+    /// ([`LastPage::slots`]), when the caller asked already; asked here otherwise.
+    pub on_last: Option<&'p [Option<usize>]>,
     /// Roles that were entry lists on earlier pages.
     pub entry_roles: &'a [u64],
 }
@@ -201,10 +204,11 @@ struct Lists<'a> {
 }
 
 impl<'a> Lists<'a> {
-    /// `last`: the last page's links by URL.
+    /// `last`: the last page's links by URL; `on_last[i]`: where `links[i]` stood there.
     fn new(
         prior: &Prior<'_, '_>,
         last: &LastPage<'_>,
+        on_last: &[Option<usize>],
         links: &'a [Link],
         st: &Structure,
         params: &Params,
@@ -239,7 +243,7 @@ impl<'a> Lists<'a> {
             r.width += width(&links[m].text);
             let shape = entry_shape[e].insert(url_shape(&links[m].url));
             r.specific += usize::from(matches!(shape.2, 1..=4));
-            r.on_old += usize::from(last.has_url(&links[m].url));
+            r.on_old += usize::from(on_last[m].is_some());
             if role_urls.insert((c.role, links[m].url.as_str())) {
                 r.urls += 1;
             }
@@ -407,14 +411,13 @@ pub fn decide<E>(
     let ctx = &st.ctx;
     // The texts each URL of the last page stood under (a story's title and its "Read
     // more" share one URL).
-    let none;
-    let last = if let Some(last) = prior.last {
-        last
-    } else {
-        none = LastPage::new(&[]);
-        &none
+    let none = LastPage::new(&[]);
+    let last = prior.last.unwrap_or(&none);
+    let on_last = match prior.on_last {
+        Some(s) if s.len() == links.len() => std::borrow::Cow::Borrowed(s),
+        _ => std::borrow::Cow::Owned(last.slots(links)),
     };
-    let lists = Lists::new(prior, last, links, st, params);
+    let lists = Lists::new(prior, last, &on_last, links, st, params);
     if tracing::enabled!(tracing::Level::TRACE) {
         for (i, &e) in lists.entries.entry_of.iter().enumerate() {
             let main = &links[lists.entries.main[e]].url;
@@ -448,7 +451,7 @@ pub fn decide<E>(
         }
         place[i] = if baseline {
             Verdict::Baseline
-        } else if last.has_url(&l.url) {
+        } else if on_last[i].is_some() {
             Verdict::Seen
         } else if let Some(&true) = seen_cache.get(l.url.as_str()) {
             Verdict::Seen

@@ -68,13 +68,28 @@ impl<'a> LastPage<'a> {
         self.by_url.get(url).map(|s| s.texts.as_slice())
     }
 
+    /// Where each link of `new` stood: the place of its URL among the page's distinct
+    /// URLs, `None` for a URL that did not stand there. A check asks this once of its
+    /// new page and answers its other questions of each link (did its URL stand there,
+    /// which URLs left) from it, without hashing the URL again.
+    pub fn slots(&self, new: &[Link]) -> Vec<Option<usize>> {
+        new.iter()
+            .map(|l| self.by_url.get(l.url.as_str()).map(|s| s.slot))
+            .collect()
+    }
+
     /// The URLs of the page that `new` does not hold, each once, in the order they first
     /// stood.
     pub fn left(&self, new: &[Link]) -> Vec<&'a str> {
+        self.left_by_slots(&self.slots(new))
+    }
+
+    /// [`left`](Self::left) for a new page whose [`slots`](Self::slots) are known.
+    pub fn left_by_slots(&self, slots: &[Option<usize>]) -> Vec<&'a str> {
         let mut stays = vec![false; self.order.len()];
-        for l in new {
-            if let Some(s) = self.by_url.get(l.url.as_str()) {
-                stays[s.slot] = true;
+        for &s in slots.iter().flatten() {
+            if let Some(stays) = stays.get_mut(s) {
+                *stays = true;
             }
         }
         self.order

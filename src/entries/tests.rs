@@ -378,8 +378,17 @@ proptest::proptest! {
             proptest::prop_assert_eq!(e.entry_of[e.main[k]], k);
         }
         let last = super::LastPage::new(&old);
-        let prior = decide::Prior { last: Some(&last), entry_roles: &[] };
+        let prior = decide::Prior { last: Some(&last), on_last: None, entry_roles: &[] };
         let d = decide::decide(&prior, &links, &st, false, &decide::Params::default(), &mut |_: &str| Ok::<bool, ()>(false)).unwrap();
+        // The slots the caller asked already, or slots of another page (asked again),
+        // decide alike.
+        let slots = last.slots(&links);
+        for on_last in [&slots[..], &slots[..slots.len().saturating_sub(1)]] {
+            let given = decide::Prior { on_last: Some(on_last), ..prior };
+            let g = decide::decide(&given, &links, &st, false, &decide::Params::default(), &mut |_: &str| Ok::<bool, ()>(false)).unwrap();
+            proptest::prop_assert_eq!(&g.verdicts, &d.verdicts);
+            proptest::prop_assert_eq!(&g.items, &d.items);
+        }
         let items = d.items;
         proptest::prop_assert_eq!(d.verdicts.len(), links.len());
         proptest::prop_assert!(items.windows(2).all(|w| w[0] < w[1]));
