@@ -377,10 +377,10 @@ pub fn new_links<'a>(old: &'a [Link], new: &'a [Link], seen: &dyn Fn(&Link) -> b
     )
 }
 
-/// [`new_links`] for a caller that already holds the old page's keys: `stood(j, l)` says
-/// whether `l` (`new[j]`)'s (text, URL) pair stands on the old page. A caller whose `seen` holds
-/// every URL of the old page may answer by the URL alone: a link whose URL stood there
-/// is left out either way.
+/// [`new_links`] for a caller that already holds the old page's keys: `stood(j, l)`, for
+/// `l` = `new[j]`, says whether `l`'s (text, URL) pair stands on the old page. A caller
+/// whose `seen` holds every URL of the old page may answer by the URL alone: a link whose
+/// URL stood there is left out either way.
 pub fn new_links_where(
     new: &[Link],
     stood: &dyn Fn(usize, &Link) -> bool,
