@@ -359,11 +359,7 @@ pub fn analyse<H: History>(
         .map(|&i| item_for(&links[i], now))
         .collect();
     // URLs that leave the page join the seen set.
-    let seen_urls: Vec<String> = last
-        .left_by_slots(&on_last)
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let seen_urls: Vec<String> = last.left(&on_last).into_iter().map(str::to_owned).collect();
     // (it borrows `old`, which the result takes)
     drop(last);
     Ok(Ok(Analysis::Changed(Box::new(Changed {

@@ -1,7 +1,8 @@
-//! The last page's links by URL, read once per check: the differ's caller asks whether a
-//! link's URL stood there, the entry decision asks which texts a URL stood under, and
-//! the seen set takes the URLs that left the page. One map serves them all, so
-//! a check hashes each old URL once instead of once per question.
+//! The last page's links by URL, read once per check. Each link of the new page is looked
+//! up once, for where its URL stood ([`LastPage::slots`]); the differ's caller and the
+//! entry decision read whether it stood there from that, the seen set takes the URLs that
+//! left ([`LastPage::left`]), and the entry decision asks which texts a URL stood under.
+//! One map serves them all, so a check hashes each old URL once and each new one once.
 
 use smallvec::SmallVec;
 
@@ -58,11 +59,6 @@ impl<'a> LastPage<'a> {
         self.links.is_empty()
     }
 
-    /// Whether `url` stood on the page.
-    pub fn has_url(&self, url: &str) -> bool {
-        self.by_url.contains_key(url)
-    }
-
     /// The texts `url` stood under, in page order (`None`: it did not stand there).
     pub fn texts(&self, url: &str) -> Option<&[&'a str]> {
         self.by_url.get(url).map(|s| s.texts.as_slice())
@@ -71,21 +67,16 @@ impl<'a> LastPage<'a> {
     /// Where each link of `new` stood: the place of its URL among the page's distinct
     /// URLs, `None` for a URL that did not stand there. A check asks this once of its
     /// new page and answers its other questions of each link (did its URL stand there,
-    /// which URLs left) from it, without hashing the URL again.
+    /// which URLs left) from them, without hashing the URL again.
     pub fn slots(&self, new: &[Link]) -> Vec<Option<usize>> {
         new.iter()
             .map(|l| self.by_url.get(l.url.as_str()).map(|s| s.slot))
             .collect()
     }
 
-    /// The URLs of the page that `new` does not hold, each once, in the order they first
-    /// stood.
-    pub fn left(&self, new: &[Link]) -> Vec<&'a str> {
-        self.left_by_slots(&self.slots(new))
-    }
-
-    /// [`left`](Self::left) for a new page whose [`slots`](Self::slots) are known.
-    pub fn left_by_slots(&self, slots: &[Option<usize>]) -> Vec<&'a str> {
+    /// The URLs of the page that a new page, given by its [`slots`](Self::slots), does not
+    /// hold, each once, in the order they first stood.
+    pub fn left(&self, slots: &[Option<usize>]) -> Vec<&'a str> {
         let mut stays = vec![false; self.order.len()];
         for &s in slots.iter().flatten() {
             if let Some(stays) = stays.get_mut(s) {
@@ -121,19 +112,22 @@ mod tests {
             last.texts("https://n.test/a"),
             Some(&["Council backs the river plan", "Read more"][..])
         );
-        assert!(last.has_url("https://n.test/w") && !last.has_url("https://n.test/x"));
-        assert_eq!(last.texts("https://n.test/x"), None);
-        // Left: the URLs the new page lacks, once each, in the order they first stood.
+        // Where the new page's links stood: a URL's first place among the distinct URLs.
         let new = [
             link("Weather", "https://n.test/w"),
             link("New", "https://n.test/b"),
+            link("More", "https://n.test/a"),
         ];
+        assert_eq!(last.slots(&new), [Some(2), None, Some(0)]);
+        assert_eq!(last.texts("https://n.test/x"), None);
+        // Left: the URLs the new page lacks, once each, in the order they first stood.
+        let left = |new: &[Link]| last.left(&last.slots(new));
         assert_eq!(
-            last.left(&new),
+            left(&new[..2]),
             ["https://n.test/a", "https://n.test/sport"]
         );
-        assert_eq!(last.left(&old), Vec::<&str>::new());
-        assert_eq!(last.left(&[]).len(), 3);
+        assert_eq!(left(&old), Vec::<&str>::new());
+        assert_eq!(left(&[]).len(), 3);
         assert!(LastPage::new(&[]).is_empty() && !last.is_empty());
     }
 }
