@@ -342,27 +342,28 @@ impl<'a> Lists<'a> {
         let Some(c) = ctx[m].as_ref() else {
             return Verdict::Chrome;
         };
+        if m != i {
+            // Another link of the entry, to another URL or to the same one (a picture
+            // linking the story beside its title): the main link speaks for the entry.
+            return Verdict::Secondary;
+        }
         // Outside the page's main content, lists are chrome (footer boxes of service
         // links, "latest" sidebars whose entries the main list shows anyway); a lone
         // teaser there (a breaking-news banner) is still judged as one.
         let outside_list = self.main.is_some_and(|id| !c.path.contains(&id))
             && self.roles.get(&c.role).is_some_and(|r| r.entries >= 2);
-        let listed = self.list_roles.contains(&c.role);
-        let lone_entry = !listed
-            && !outside_list
-            && self
-                .shapes
+        // A lone teaser: a main link that no list holds, whose URL has the shape of the
+        // listed entries' URLs (worked out only for such a link).
+        let lone_entry = || {
+            self.shapes
                 .get(&url_shape(&links[m].url))
-                .is_some_and(|&k| k >= 2);
-        if m != i {
-            // Another link of the entry, to another URL or to the same one (a picture
-            // linking the story beside its title): the main link speaks for the entry.
-            Verdict::Secondary
-        } else if c.chrome || outside_list {
+                .is_some_and(|&k| k >= 2)
+        };
+        if c.chrome || outside_list {
             Verdict::Chrome
         } else if !c.has_text || links[m].text.is_empty() {
             Verdict::NoText
-        } else if !(listed || lone_entry) {
+        } else if !(self.list_roles.contains(&c.role) || lone_entry()) {
             Verdict::Chrome
         } else if self.facet(&links[i].url) || self.index(&links[i].url) {
             Verdict::Facet
