@@ -95,16 +95,16 @@ pub(crate) fn encode_delta(old: &[Link], new: &[Link]) -> Vec<u8> {
 /// of the array per delta.
 pub(crate) fn replay(base: &[u8], deltas: &[&[u8]]) -> Option<Vec<Link>> {
     let payload = payload(base)?;
-    let mut rest: &[u8] = &payload;
-    let n = get_len(&mut rest)?;
+    let mut strs = Strings::new(&payload);
+    let n = strs.len()?;
     // Each link takes at least two bytes: a hostile length cannot make us allocate more.
-    let mut pool: Vec<(&str, &str)> = Vec::with_capacity(n.min(rest.len() / 2));
+    let mut pool: Vec<(&str, &str)> = Vec::with_capacity(n.min(strs.left() / 2));
     for _ in 0..n {
-        let text = get_ref(&mut rest)?;
-        let url = get_ref(&mut rest)?;
+        let text = strs.str()?;
+        let url = strs.str()?;
         pool.push((text, url));
     }
-    if !rest.is_empty() {
+    if strs.left() != 0 {
         return None;
     }
     let mut ids: Vec<usize> = (0..n).collect();
@@ -277,6 +277,60 @@ pub(super) fn get_var(input: &mut &[u8]) -> Option<u64> {
     None
 }
 
+/// Reads lengths and length-prefixed strings off `bytes`, as [`get_len`] and [`get_ref`]
+/// do, with the same results, but checks UTF-8 by runs: the longest valid run from a
+/// string's start is checked once, and every later string inside it is cut from it (a
+/// cut off a char boundary is invalid UTF-8, as [`std::str::from_utf8`] would find).
+/// The lengths between the strings are mostly ASCII bytes, so one run usually spans the
+/// array, where a check per string cost more than the check itself for short strings.
+struct Strings<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// The valid run: `bytes[from..from + run.len()]`.
+    from: usize,
+    run: &'a str,
+}
+
+impl<'a> Strings<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            at: 0,
+            from: 0,
+            run: "",
+        }
+    }
+
+    /// Bytes not read yet.
+    fn left(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn len(&mut self) -> Option<usize> {
+        let mut rest = &self.bytes[self.at..];
+        let n = get_len(&mut rest);
+        self.at = self.bytes.len() - rest.len();
+        n
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let len = self.len()?;
+        let start = self.at;
+        let end = start.checked_add(len).filter(|&e| e <= self.bytes.len())?;
+        self.at = end;
+        if start < self.from || end > self.from + self.run.len() {
+            let tail = &self.bytes[start..];
+            let valid = match std::str::from_utf8(tail) {
+                Ok(all) => all,
+                Err(e) => std::str::from_utf8(&tail[..e.valid_up_to()]).ok()?,
+            };
+            self.from = start;
+            self.run = valid;
+        }
+        self.run.get(start - self.from..end - self.from)
+    }
+}
+
 pub(super) fn get_ref<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
     let len = get_len(input)?;
     if len > input.len() {
@@ -297,6 +351,36 @@ mod tests {
         fn links_round_trip(raw in proptest::collection::vec((".{0,200}", ".{0,300}"), 0..50)) {
             let links: Vec<Link> = raw.into_iter().map(|(t, u)| Link::new(t, u)).collect();
             prop_assert_eq!(decode_links(&encode_links(&links)), Some(links));
+        }
+
+        /// The reader by runs reads what reading string by string reads, from valid
+        /// arrays (short and long strings, any characters) and from any bytes at all.
+        #[test]
+        fn strings_by_runs_read_as_one_by_one(
+            strs in proptest::collection::vec(".{0,150}", 0..12),
+            noise in proptest::collection::vec(any::<u8>(), 0..40),
+            at in any::<prop::sample::Index>(),
+        ) {
+            let mut bytes = Vec::new();
+            for s in &strs {
+                put_str(&mut bytes, s);
+            }
+            let clean = bytes.clone();
+            // The same with arbitrary bytes spliced in somewhere.
+            let i = at.index(bytes.len() + 1);
+            bytes.splice(i..i, noise.iter().copied());
+            for input in [&clean[..], &bytes[..], &noise[..]] {
+                let mut by_runs = Strings::new(input);
+                let mut one_by_one = input;
+                for _ in 0..=strs.len() {
+                    prop_assert_eq!(by_runs.str(), get_ref(&mut one_by_one));
+                    prop_assert_eq!(by_runs.left(), one_by_one.len());
+                }
+            }
+            let mut by_runs = Strings::new(&clean);
+            for s in &strs {
+                prop_assert_eq!(by_runs.str(), Some(s.as_str()));
+            }
         }
 
         #[test]
