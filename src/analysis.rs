@@ -144,6 +144,9 @@ pub struct Changed {
     pub icon: Option<String>,
     /// The links of the last page (what scheduling compares the page with).
     pub previous: Vec<Link>,
+    /// Where each of `links` stood on the last page: its URL's place among that page's
+    /// distinct URLs ([`entries::LastPage::slots`]), `None` for a URL new to it.
+    pub on_last: Vec<Option<usize>>,
     /// `previous` is the array exactly as [`History::links`] gave it (the link hygiene
     /// changed none of it).
     pub previous_as_read: bool,
@@ -378,6 +381,7 @@ pub fn analyse<H: History>(
         note: None,
         links: page.links,
         previous: old,
+        on_last,
         previous_as_read,
         pass,
     }))))

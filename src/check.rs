@@ -160,10 +160,12 @@ pub fn settle(
                     }
                     // Scheduling facts: the effective link count and whether the whole
                     // previous list scrolled off.
-                    let key = |l: &crate::model::Link| schedule::page::link_key(&l.url);
-                    let facts = prev.learned.page.measure(
-                        c.previous.iter().map(key),
-                        c.links.iter().map(key),
+                    let facts = prev.learned.page.measure_once(
+                        c.links
+                            .iter()
+                            .zip(&c.on_last)
+                            .map(|(l, slot)| (l.url.as_str(), slot.is_some())),
+                        c.seen_urls.iter().map(String::as_str),
                         c.new_items.len(),
                     );
                     let lost = facts.probable_loss;

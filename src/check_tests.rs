@@ -146,6 +146,65 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
     assert!(!first_after[3], "{first_after:?}");
 }
 
+/// The scheduling facts of committed checks: a page that keeps its older entries lost
+/// none; one whose whole list of entries since the first check scrolled off at once
+/// probably lost some between the two looks.
+#[test]
+fn a_whole_list_scrolling_off_counts_as_a_probable_loss() {
+    let (sched, deep, tracking) = (
+        ScheduleConfig::default(),
+        DeepConfig::default(),
+        Tracking::default(),
+    );
+    let settings = Settings {
+        sched: &sched,
+        deep: &deep,
+        tracking: &tracking,
+        full_text: FullText::default(),
+    };
+    let w = watch(1);
+    let store = Store::temporary().expect("store");
+    let state = WatchState::new(0, schedule::Adaptive::initial(&sched));
+    assert!(store.insert_watch(&w, &state).expect("insert"));
+    let nav = "<nav><a href=/about>About us</a> <a href=/contact>Contact</a></nav>";
+    let list = |ids: &[&str]| {
+        let mut html = format!("{nav}<main><ul>");
+        for id in ids {
+            html += "<li><a href=/story/";
+            html += id;
+            html += ">Council story number ";
+            html += id;
+            html += "</a></li>";
+        }
+        html + "</ul></main>"
+    };
+    let mut losses = Vec::new();
+    for (ids, now) in [
+        &["a1", "a2", "a3", "a4", "a5"][..],
+        &["b1", "b2", "a1", "a2", "a3", "a4", "a5"],
+        &["c1", "c2", "c3", "c4", "c5", "c6", "c7"],
+    ]
+    .into_iter()
+    .zip([100, 200, 300])
+    {
+        let prev = store.state(&w.id).expect("state").expect("stored");
+        let page = crate::fetch::Page {
+            url: Url::parse("https://example.org/news/").expect("url"),
+            content_type: Some("text/html".into()),
+            body: list(ids).into_bytes(),
+            validators: Validators::default(),
+        };
+        let input = crate::crawl::root_input(&page, None, &tracking);
+        let analysis = analyse_stored(&store, &w, &prev, &input, now)
+            .expect("store")
+            .map_err(Failure::Page);
+        apply(&store, &settings, &w, &prev, analysis, now, 0, false, None).expect("commit");
+        let after = store.state(&w.id).expect("state").expect("stored");
+        losses.push(after.learned.page.probable_losses);
+    }
+    assert_eq!(losses, [0, 0, 1]);
+}
+
 /// [`run`] (committing) with the default deep, tracking and full-text settings: the
 /// tests that drive one check below the service.
 pub(crate) async fn run_with_defaults(

@@ -178,6 +178,27 @@ impl PageStats {
         }
     }
 
+    /// [`measure`](Self::measure) of a new page against the last one, each URL hashed
+    /// once: `new` holds the new page's URLs, each with whether it stood on the last
+    /// page, and `left` the last page's URLs that the new one lacks. A URL that stayed
+    /// takes its key from the new page; only those that left are hashed again. The facts
+    /// are those of the last page's links in full, since each of them is read only for
+    /// whether any link of the page (or any not in the reference) stays.
+    pub fn measure_once<'u>(
+        &self,
+        new: impl Iterator<Item = (&'u str, bool)>,
+        left: impl Iterator<Item = &'u str>,
+        new_links: usize,
+    ) -> PageFacts {
+        let new: Vec<(u64, bool)> = new.map(|(url, stood)| (link_key(url), stood)).collect();
+        let stayed = new.iter().filter(|&&(_, stood)| stood).map(|&(k, _)| k);
+        self.measure(
+            stayed.chain(left.map(link_key)),
+            new.iter().map(|&(k, _)| k),
+            new_links,
+        )
+    }
+
     /// Stores a check's facts: a new reference when [`measure`](Self::measure) made one
     /// (the first check, a redesign, a reference of another key scheme). The estimate of
     /// v is a count of links, whatever their keys: it stays.
@@ -303,6 +324,40 @@ mod tests {
             p.apply(f, 1);
             let expected = if replaced { sorted_keys(new.iter().copied()) } else { before };
             prop_assert_eq!(p.reference, expected);
+        }
+    }
+
+    proptest! {
+        /// Measured from the new page's URLs, whether each stood on the last page and the
+        /// URLs that left, the facts are those of both pages in full.
+        #[test]
+        fn measured_once_as_in_full(
+            reference in proptest::collection::vec(0u64..300, 0..40),
+            old in proptest::collection::vec(0u64..300, 0..60),
+            new in proptest::collection::vec(0u64..300, 0..60),
+            new_links in 0usize..3,
+        ) {
+            let url = |i: &u64| format!("https://forum.example/t/{i}");
+            let old: Vec<String> = old.iter().map(url).collect();
+            let new: Vec<String> = new.iter().map(url).collect();
+            let p = PageStats {
+                reference: sorted_keys(reference.iter().map(|i| link_key(&url(i)))),
+                ..PageStats::default()
+            };
+            let key = |u: &String| link_key(u);
+            let full = p.measure(old.iter().map(key), new.iter().map(key), new_links);
+            let stood = |u: &String| old.contains(u);
+            let left: Vec<&str> = old
+                .iter()
+                .filter(|u| !new.contains(u))
+                .map(String::as_str)
+                .collect();
+            let once = p.measure_once(
+                new.iter().map(|u| (u.as_str(), stood(u))),
+                left.iter().copied(),
+                new_links,
+            );
+            prop_assert_eq!(once, full);
         }
     }
 
