@@ -525,18 +525,27 @@ pub fn decide<E>(
 /// One verdict per URL, the best of its places; an item at its first item place (its
 /// other places are [`Verdict::Secondary`]). Returns the verdicts and the items.
 fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>) {
-    let mut best: HashMap<&str, (Verdict, usize)> = HashMap::default();
-    best.reserve(links.len());
+    // Each URL's best place, and for each link the URL's number among them (a URL is
+    // hashed once).
+    let mut number: HashMap<&str, usize> = HashMap::default();
+    number.reserve(links.len());
+    let mut best: Vec<(Verdict, usize)> = Vec::with_capacity(links.len());
+    let mut url_of = Vec::with_capacity(links.len());
     for (i, &v) in place.iter().enumerate() {
-        let b = best.entry(links[i].url.as_str()).or_insert((v, i));
+        let n = *number.entry(links[i].url.as_str()).or_insert_with(|| {
+            best.push((v, i));
+            best.len() - 1
+        });
+        url_of.push(n);
+        let b = &mut best[n];
         if v.rank() > b.0.rank() {
             *b = (v, i);
         }
     }
     let mut verdicts = place;
     let mut items = Vec::new();
-    for (i, l) in links.iter().enumerate() {
-        let (v, at) = best[l.url.as_str()];
+    for (i, &n) in url_of.iter().enumerate() {
+        let (v, at) = best[n];
         if v == Verdict::Item {
             if at == i {
                 items.push(i);
