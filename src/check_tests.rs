@@ -10,6 +10,32 @@ fn watch(depth: u8) -> Watch {
     }
 }
 
+/// The service-wide rules of a check below the service: the defaults.
+struct Defaults {
+    sched: ScheduleConfig,
+    deep: DeepConfig,
+    tracking: Tracking,
+}
+
+impl Defaults {
+    fn new() -> Self {
+        Self {
+            sched: ScheduleConfig::default(),
+            deep: DeepConfig::default(),
+            tracking: Tracking::default(),
+        }
+    }
+
+    fn settings(&self) -> Settings<'_> {
+        Settings {
+            sched: &self.sched,
+            deep: &self.deep,
+            tracking: &self.tracking,
+            full_text: FullText::default(),
+        }
+    }
+}
+
 /// Only a deep watch's check (deeper than its page, or with keywords) keeps a copy of the
 /// pass for its crawl, with the page's text when the crawl has keywords to score it by;
 /// a plain watch's check keeps nothing.
@@ -72,17 +98,8 @@ fn only_a_deep_watch_keeps_the_pass() {
 /// most new bodies turn it off again.
 #[test]
 fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
-    let (sched, deep, tracking) = (
-        ScheduleConfig::default(),
-        DeepConfig::default(),
-        Tracking::default(),
-    );
-    let settings = Settings {
-        sched: &sched,
-        deep: &deep,
-        tracking: &tracking,
-        full_text: FullText::default(),
-    };
+    let defaults = Defaults::new();
+    let (sched, tracking, settings) = (&defaults.sched, &defaults.tracking, defaults.settings());
     let w = watch(1);
     let store = Store::temporary().expect("store");
     let page = |links: &str| crate::fetch::Page {
@@ -92,8 +109,8 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
         validators: Validators::default(),
     };
     let first = page("<li><a href=/a>First story</a></li>");
-    let input = crate::crawl::root_input(&first, None, &tracking);
-    let mut st = WatchState::new(0, schedule::Adaptive::initial(&sched));
+    let input = crate::crawl::root_input(&first, None, tracking);
+    let mut st = WatchState::new(0, schedule::Adaptive::initial(sched));
     let baseline = analyse_stored(&store, &w, &st, &input, 0)
         .expect("store")
         .expect("usable page");
@@ -132,7 +149,7 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
     for k in 0..4 {
         urls.insert_str(0, &format!("<li><a href=/n{k}>Story {k}</a></li>"));
         let next = page(&urls);
-        let input = crate::crawl::root_input(&next, None, &tracking);
+        let input = crate::crawl::root_input(&next, None, tracking);
         let changed = analyse_stored(&store, &w, &st, &input, 20 + k)
             .expect("store")
             .expect("usable page");
@@ -151,20 +168,11 @@ fn new_bodies_with_the_same_links_turn_on_reading_the_links_first() {
 /// probably lost some between the two looks.
 #[test]
 fn a_whole_list_scrolling_off_counts_as_a_probable_loss() {
-    let (sched, deep, tracking) = (
-        ScheduleConfig::default(),
-        DeepConfig::default(),
-        Tracking::default(),
-    );
-    let settings = Settings {
-        sched: &sched,
-        deep: &deep,
-        tracking: &tracking,
-        full_text: FullText::default(),
-    };
+    let defaults = Defaults::new();
+    let (sched, tracking, settings) = (&defaults.sched, &defaults.tracking, defaults.settings());
     let w = watch(1);
     let store = Store::temporary().expect("store");
-    let state = WatchState::new(0, schedule::Adaptive::initial(&sched));
+    let state = WatchState::new(0, schedule::Adaptive::initial(sched));
     assert!(store.insert_watch(&w, &state).expect("insert"));
     let nav = "<nav><a href=/about>About us</a> <a href=/contact>Contact</a></nav>";
     let list = |ids: &[&str]| {
@@ -194,7 +202,7 @@ fn a_whole_list_scrolling_off_counts_as_a_probable_loss() {
             body: list(ids).into_bytes(),
             validators: Validators::default(),
         };
-        let input = crate::crawl::root_input(&page, None, &tracking);
+        let input = crate::crawl::root_input(&page, None, tracking);
         let analysis = analyse_stored(&store, &w, &prev, &input, now)
             .expect("store")
             .map_err(Failure::Page);
