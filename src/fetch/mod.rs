@@ -62,6 +62,9 @@ use host::{HostGates, HostKey, HostPermit};
 use retry::retry_after;
 use robots::{RobotsCache, Rules};
 
+/// The most idle connections kept to one host for its next requests.
+const MAX_IDLE_PER_HOST: usize = 8;
+
 /// Conditional-GET validators remembered from the last response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Validators {
@@ -152,7 +155,12 @@ impl Fetcher {
             .gzip(true)
             .brotli(true)
             .deflate(true)
-            .pool_max_idle_per_host(2)
+            // As many idle connections to a host as requests may be in flight to it, two
+            // with the polite default of one and at most eight: a request then takes one
+            // back instead of opening a new one, which costs the site a handshake too.
+            // Each idle connection keeps its read buffer (tens of KB after a page), and
+            // eight gave most of the CPU that more would (`bench/README.md`).
+            .pool_max_idle_per_host(cfg.per_host_concurrency.clamp(2, MAX_IDLE_PER_HOST))
             .dns_resolver(Arc::new(resolver))
             .build()
             .map_err(|e| FetchError::Other(format!("cannot build HTTP client: {e}")))?;
@@ -502,3 +510,5 @@ fn literal_ip(url: &Url) -> Option<IpAddr> {
 
 #[cfg(test)]
 mod guard_tests;
+#[cfg(test)]
+mod pool_tests;
