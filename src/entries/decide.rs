@@ -527,8 +527,7 @@ pub fn decide<E>(
 fn one_per_url(links: &[Link], place: Vec<Verdict>) -> (Vec<Verdict>, Vec<usize>) {
     // Each URL's best place, and for each link the URL's number among them (a URL is
     // hashed once).
-    let mut number: HashMap<&str, usize> = HashMap::default();
-    number.reserve(links.len());
+    let mut number: HashMap<&str, usize> = crate::hash::map_with_capacity(links.len());
     let mut best: Vec<(Verdict, usize)> = Vec::with_capacity(links.len());
     let mut url_of = Vec::with_capacity(links.len());
     for (i, &v) in place.iter().enumerate() {
