@@ -15,6 +15,10 @@
 //! an older one); `/stats` counts those fetches as `wrapped`, so a run can show it had
 //! none.
 //!
+//! Any other path answers a small page with a few links (an entry's page, for a watch
+//! that follows links: `scripts/pgo-build.sh` trains on such watches too). Pages go out
+//! as `--content-type` (default `text/html; charset=utf-8`, as the mock site sends them).
+//!
 //! `/stats` answers as the mock site's does where the harness reads it: `page_gets`,
 //! `page_304` (always 0: no validators are sent) and `cpu_s`, this process's CPU seconds;
 //! with `--stats-out FILE` each answer is also written to `FILE`, so that the last one
@@ -39,6 +43,7 @@ struct Site {
     gets: AtomicU64,
     wrapped: AtomicU64,
     stats_out: Option<std::path::PathBuf>,
+    content_type: String,
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
@@ -119,7 +124,19 @@ async fn page(State(site): State<Arc<Site>>, UrlPath(k): UrlPath<usize>) -> Resp
         site.wrapped.fetch_add(1, Ordering::Relaxed);
     }
     let body = versions[n % versions.len()].clone();
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+    ([(header::CONTENT_TYPE, site.content_type.clone())], body).into_response()
+}
+
+/// An entry's page: its path as the title, some text, a link up and one across.
+async fn leaf(State(site): State<Arc<Site>>, uri: axum::http::Uri) -> Response {
+    let path = uri.path().replace(['<', '>', '&', '"'], "");
+    let body = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{path}</title></head>\
+         <body><main><h1>{path}</h1><p>The page of {path}, with a paragraph of text long \
+         enough to be read as one.</p><p><a href=\"../\">Up</a> \
+         <a href=\"{path}more\">More</a></p></main></body></html>"
+    );
+    ([(header::CONTENT_TYPE, site.content_type.clone())], body).into_response()
 }
 
 async fn stats(State(site): State<Arc<Site>>) -> Json<serde_json::Value> {
@@ -144,7 +161,7 @@ fn main() {
         .and_then(|p| p.parse().ok())
         .unwrap_or(1000);
     let Some(dir) = arg(&args, "--dir") else {
-        eprintln!("usage: light_site --dir DIR [--port P] [--pages N] [--stats-out FILE]");
+        eprintln!("usage: light_site --dir DIR [--port P] [--pages N] [--stats-out FILE] [--content-type T]");
         std::process::exit(2);
     };
     let bases = match load(Path::new(&dir)) {
@@ -160,10 +177,13 @@ fn main() {
         gets: AtomicU64::new(0),
         wrapped: AtomicU64::new(0),
         stats_out: arg(&args, "--stats-out").map(Into::into),
+        content_type: arg(&args, "--content-type")
+            .unwrap_or_else(|| "text/html; charset=utf-8".into()),
     });
     let app = Router::new()
         .route("/site/{k}/", get(page))
         .route("/stats", get(stats))
+        .fallback(leaf)
         .with_state(site);
     // One thread: the site should cost as little of the two cores as it can.
     let rt = tokio::runtime::Builder::new_current_thread()
