@@ -53,6 +53,24 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .cloned()
 }
 
+fn usage() -> ! {
+    eprintln!(
+        "usage: light_site --dir DIR [--port P] [--pages N] [--stats-out FILE] [--content-type T]"
+    );
+    std::process::exit(2);
+}
+
+/// The number given as `name`, `default` without it; anything else ends with exit 2.
+fn number<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    match arg(args, name) {
+        None => default,
+        Some(v) => v.parse().unwrap_or_else(|_| {
+            eprintln!("light_site: {name} takes a number, not {v:?}");
+            usage()
+        }),
+    }
+}
+
 /// The captured pages of `dir`, by base and version; an error names what is missing.
 fn load(dir: &Path) -> Result<Vec<Vec<axum::body::Bytes>>, String> {
     let mut found: BTreeMap<(usize, usize), axum::body::Bytes> = BTreeMap::new();
@@ -156,13 +174,10 @@ async fn stats(State(site): State<Arc<Site>>) -> Json<serde_json::Value> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let port = arg(&args, "--port").unwrap_or_else(|| "8912".into());
-    let pages: usize = arg(&args, "--pages")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(1000);
+    let port: u16 = number(&args, "--port", 8912);
+    let pages: usize = number(&args, "--pages", 1000);
     let Some(dir) = arg(&args, "--dir") else {
-        eprintln!("usage: light_site --dir DIR [--port P] [--pages N] [--stats-out FILE] [--content-type T]");
-        std::process::exit(2);
+        usage()
     };
     let bases = match load(Path::new(&dir)) {
         Ok(b) => b,
@@ -191,9 +206,53 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}"))
-            .await
-            .expect("the port is free");
-        axum::serve(listener, app).await.expect("serve");
+        let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("light_site: 127.0.0.1:{port}: {e}");
+                std::process::exit(1);
+            }
+        };
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("light_site: {e}");
+            std::process::exit(1);
+        }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir_with(names: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in names {
+            std::fs::write(dir.path().join(name), name.as_bytes()).expect("write");
+        }
+        dir
+    }
+
+    #[test]
+    fn pages_load_by_base_and_version() {
+        let dir = dir_with(&[
+            "p0-v0.html",
+            "p0-v1.html",
+            "p1-v0.html",
+            "p1-v1.html",
+            "notes.txt",
+        ]);
+        let bases = load(dir.path()).expect("complete");
+        assert_eq!(bases.len(), 2);
+        assert_eq!(&bases[1][0][..], b"p1-v0.html");
+        assert_eq!(&bases[0][1][..], b"p0-v1.html");
+    }
+
+    #[test]
+    fn a_missing_version_or_no_page_is_an_error_that_names_it() {
+        let dir = dir_with(&["p0-v0.html", "p0-v1.html", "p1-v0.html"]);
+        let e = load(dir.path()).expect_err("p1-v1 is missing");
+        assert!(e.contains("p1-v1.html"), "{e}");
+        let empty = dir_with(&[]);
+        assert!(load(empty.path()).is_err());
+    }
 }
