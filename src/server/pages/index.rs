@@ -334,9 +334,14 @@ pub(super) async fn add(
             },
         })
     })();
-    let result = parsed
-        .map_err(AppError::BadInput)
-        .and_then(|req| app.add_watch(&req));
+    // The insert and its flush wait for the disk: on the CPU pool, as in the API.
+    let result = match parsed {
+        Err(m) => Err(AppError::BadInput(m)),
+        Ok(req) => {
+            let pool_app = app.clone();
+            crate::cpu::run(move || pool_app.add_watch(&req)).await
+        }
+    };
     match result {
         Ok((w, true)) => Ok(Redirect::to(&format!("/?added={}", w.id)).into_response()),
         Ok((w, false)) => Ok(Redirect::to(&format!("/?exists={}", w.id)).into_response()),
@@ -407,14 +412,20 @@ pub(super) async fn import_opml(
     if let Some(expired) = csrf::refused(&app, &headers, &csrf) {
         return Ok(expired);
     }
-    let result = match (bad, text) {
+    // Many inserts, each flushed: on the CPU pool, as in the API.
+    let imported = match (&bad, text) {
+        (None, Some(t)) => {
+            let pool_app = app.clone();
+            Some(crate::cpu::run(move || pool_app.import_opml(&t)).await)
+        }
+        _ => None,
+    };
+    let result = match (bad, imported) {
         (Some(e), _) => Err(format!("the upload could not be read: {e}")),
         (None, None) => Err("choose an OPML file to import".into()),
-        (None, Some(t)) => match app.import_opml(&t) {
-            Ok(r) => Ok(r),
-            Err(AppError::BadInput(m)) => Err(m),
-            Err(e) => return Err(e.into()),
-        },
+        (None, Some(Ok(r))) => Ok(r),
+        (None, Some(Err(AppError::BadInput(m)))) => Err(m),
+        (None, Some(Err(e))) => return Err(e.into()),
     };
     let (status, msg) = match &result {
         Ok(r) => (StatusCode::OK, import_report(r)),
