@@ -43,6 +43,14 @@ pub fn serve_blocking(config: Config) -> Result<(), crate::error::Error> {
         let runner = Runner::new(app.clone());
         let sched = tokio::spawn(runner.run(cancel.clone(), std::time::Duration::from_secs(10)));
         let server = tokio::spawn(crate::server::serve(app.clone(), listener, cancel.clone()));
+        // The watch gauges: with many watches, counting them is the longest read of a
+        // start from a cold disk, so it runs once the service answers.
+        let census = app.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = census.count_watches() {
+                tracing::warn!(error = %e, "cannot count the watches for /metrics; its next scrape tries again");
+            }
+        });
         // Failing watches are checked again within a minute of a start (a fixed config,
         // a site back up). Moved while the service already answers: after an outage
         // that is one durable write per failing watch, seconds for many thousands.

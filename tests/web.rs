@@ -546,3 +546,57 @@ async fn metrics_count_checks_errors_items_latency_queue_and_store() {
     assert!(value("sitefeed_store_bytes") > 0.0);
     assert!(m.contains("# TYPE sitefeed_check_duration_seconds histogram"));
 }
+
+/// A restart over a store that holds watches: the service does not count them before it
+/// answers, and `/metrics` shows each once, by how it reads its page, with the adds and
+/// removals that follow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_the_stored_watches_once_after_a_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let (app, _) = common::app(dir.path());
+        for (url, render) in [
+            ("http://a.example/", None),
+            ("http://b.example/", Some(sitefeed::model::Render::Browser)),
+            ("http://c.example/", Some(sitefeed::model::Render::Plain)),
+        ] {
+            app.add_watch(&sitefeed::app::NewWatch {
+                url: url.into(),
+                render,
+                ..Default::default()
+            })
+            .expect("add");
+        }
+    }
+    let (app, _) = common::app(dir.path());
+    assert!(!app.metrics().watches_counted());
+    let base = common::serve(app.clone()).await;
+    let c = client();
+    let gauge = |m: &str, name: &str| -> u64 {
+        m.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|r| r.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("{name} missing in\n{m}"))
+            .parse()
+            .expect("number")
+    };
+    let m = get_text(&c, &format!("{base}/metrics")).await;
+    assert_eq!(gauge(&m, "sitefeed_watches"), 3);
+    assert_eq!(gauge(&m, "sitefeed_watches_by_render{render=\"plain\"}"), 2);
+    assert_eq!(
+        gauge(&m, "sitefeed_watches_by_render{render=\"browser\"}"),
+        1
+    );
+
+    let added = common::add_watch(&c, &base, "http://d.example/").await;
+    let m = get_text(&c, &format!("{base}/metrics")).await;
+    assert_eq!(gauge(&m, "sitefeed_watches"), 4);
+    assert_eq!(gauge(&m, "sitefeed_watches_by_render{render=\"plain\"}"), 3);
+    let r = c
+        .delete(format!("{base}/api/watches/{added}"))
+        .send()
+        .await
+        .expect("delete");
+    assert!(r.status().is_success(), "{}", r.status());
+    let m = get_text(&c, &format!("{base}/metrics")).await;
+    assert_eq!(gauge(&m, "sitefeed_watches"), 3);
+}

@@ -61,7 +61,7 @@ pub struct App {
     store: Store,
     fetcher: Fetcher,
     clock: Arc<dyn Clock>,
-    metrics: Metrics,
+    metrics: Arc<Metrics>,
     /// Wakes the scheduler when a watch is added or rescheduled.
     wake: tokio::sync::Notify,
     /// The web page's server secret, sessions and login throttle.
@@ -89,9 +89,8 @@ impl App {
     pub fn new(config: Config, store: Store, clock: Arc<dyn Clock>) -> Result<Self, AppError> {
         store.set_items_kept(config.feed.max_items);
         let fetcher = Fetcher::new(&config.fetch)?.with_browser(&config.browser);
-        let metrics = Metrics::default();
-        // Counted once here; kept up to date as watches come and go.
-        metrics.set_watches(store.watch_renders()?.into_iter());
+        // The watch gauges are counted later ([`App::count_watches`]), off the start.
+        let metrics = Arc::new(Metrics::default());
         let tracking = crate::entries::hygiene::Tracking::configured(
             config.items.tracking_params.as_deref(),
             &config.items.extra_tracking_params,
@@ -133,6 +132,13 @@ impl App {
     /// The counters `/metrics` shows.
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
+    }
+
+    /// Counts the watches for the gauges, once: `serve` calls it after it starts
+    /// answering, `/metrics` before its first answer. Reads the store's render index
+    /// (blocking).
+    pub fn count_watches(&self) -> Result<(), AppError> {
+        Ok(self.metrics.count_watches(|| self.store.watch_renders())?)
     }
 
     /// The web page's sessions, CSRF secret and login throttle.
@@ -221,7 +227,13 @@ impl App {
         let now = self.clock.now();
         let mut state = WatchState::new(now, Adaptive::initial(&self.config.schedule));
         state.backfill = backfill;
-        let added = self.store.insert_watch(&watch, &state)?;
+        let added = self.metrics.changing_watches(|| {
+            let added = self.store.insert_watch(&watch, &state)?;
+            if added {
+                self.metrics.watch_added(watch.render);
+            }
+            Ok::<_, StoreError>(added)
+        })?;
         if !added {
             let existing = self
                 .store
@@ -230,7 +242,6 @@ impl App {
                 .ok_or_else(|| AppError::NotFound(watch.id.to_string()))?;
             return Ok((existing, false));
         }
-        self.metrics.watch_added(watch.render);
         self.wake.notify_one();
         Ok((watch, true))
     }
@@ -317,11 +328,17 @@ impl App {
         let _guard = lock.lock().await;
         let render = self.store.watch(id)?.map(|w| w.render);
         // The removal's batch and flush wait for the disk: off the async workers.
-        let (store, key) = (self.store.clone(), id.clone());
-        let removed = crate::cpu::wait_on_disk(move || store.remove_watch(&key)).await?;
-        if let (true, Some(render)) = (removed, render) {
-            self.metrics.watch_removed(render);
-        }
+        let (store, key, metrics) = (self.store.clone(), id.clone(), self.metrics.clone());
+        let removed = crate::cpu::wait_on_disk(move || {
+            metrics.changing_watches(|| {
+                let removed = store.remove_watch(&key)?;
+                if let (true, Some(render)) = (removed, render) {
+                    metrics.watch_removed(render);
+                }
+                Ok::<_, StoreError>(removed)
+            })
+        })
+        .await?;
         if let Ok(mut locks) = self.locks.lock() {
             locks.remove(id);
         }

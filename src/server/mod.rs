@@ -60,6 +60,11 @@ async fn healthz(State(app): State<Arc<App>>) -> axum::response::Response {
 async fn metrics(
     State(app): State<Arc<App>>,
 ) -> Result<([(header::HeaderName, &'static str); 1], String), ApiError> {
+    if !app.metrics().watches_counted() {
+        // Before the count `serve` starts is done: wait for it, or count (once).
+        let census = app.clone();
+        crate::cpu::wait_on_disk(move || census.count_watches()).await?;
+    }
     let mut text = app
         .metrics()
         .render(app.storage_bytes(), app.storage_failing().is_some());
