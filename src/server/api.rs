@@ -36,9 +36,10 @@ async fn create(
     b: Result<Json<NewWatchBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let req = NewWatch::try_from(body(b)?)?;
-    // The insert is flushed to disk: on the CPU pool, off the async workers.
+    // The insert is flushed to disk (and waits for a compaction or the watch count):
+    // on the blocking pool, off the async workers and the CPU pool.
     let pool_app = app.clone();
-    let (w, added) = crate::cpu::run(move || pool_app.add_watch(&req)).await?;
+    let (w, added) = crate::cpu::wait_on_disk(move || pool_app.add_watch(&req)).await?;
     let s = app.state(&w.id)?;
     let code = if added {
         StatusCode::CREATED
@@ -188,7 +189,9 @@ async fn import_opml(
             e.valid_up_to()
         ))
     })?;
-    // Many inserts, each flushed: on the CPU pool.
+    // Many inserts, each flushed: they wait for the disk off the async workers.
     let text = text.to_owned();
-    Ok(Json(crate::cpu::run(move || app.import_opml(&text)).await?))
+    Ok(Json(
+        crate::cpu::wait_on_disk(move || app.import_opml(&text)).await?,
+    ))
 }

@@ -334,12 +334,12 @@ pub(super) async fn add(
             },
         })
     })();
-    // The insert and its flush wait for the disk: on the CPU pool, as in the API.
+    // The insert and its flush wait for the disk: off the async workers, as in the API.
     let result = match parsed {
         Err(m) => Err(AppError::BadInput(m)),
         Ok(req) => {
             let pool_app = app.clone();
-            crate::cpu::run(move || pool_app.add_watch(&req)).await
+            crate::cpu::wait_on_disk(move || pool_app.add_watch(&req)).await
         }
     };
     match result {
@@ -412,11 +412,11 @@ pub(super) async fn import_opml(
     if let Some(expired) = csrf::refused(&app, &headers, &csrf) {
         return Ok(expired);
     }
-    // Many inserts, each flushed: on the CPU pool, as in the API.
+    // Many inserts, each flushed: off the async workers, as in the API.
     let imported = match (&bad, text) {
         (None, Some(t)) => {
             let pool_app = app.clone();
-            Some(crate::cpu::run(move || pool_app.import_opml(&t)).await)
+            Some(crate::cpu::wait_on_disk(move || pool_app.import_opml(&t)).await)
         }
         _ => None,
     };
