@@ -254,19 +254,18 @@ fn merge_deep(
     n as u32
 }
 
-/// Fetches and analyses the page of `watch`; commits unless `dry_run`.
+/// Fetches and analyses the page of `watch`, whose state is `prev`; commits unless
+/// `dry_run`.
 pub async fn run(
     store: &Store,
     fetcher: &Fetcher,
     settings: &Settings<'_>,
     watch: &Watch,
+    prev: WatchState,
     now: i64,
     dry_run: bool,
 ) -> Result<CheckReport, StoreError> {
     let started = Instant::now();
-    let prev = store
-        .state(&watch.id)?
-        .ok_or_else(|| StoreError::NoWatch(watch.id.clone()))?;
     let url = Url::parse(&watch.url).map_err(|e| StoreError::Corrupt {
         key: watch.id.to_string(),
         reason: format!("stored URL does not parse: {e}"),
@@ -308,7 +307,14 @@ pub async fn run(
             raw_fingerprint: None,
             validators: None,
         }),
-        Ok(FetchOutcome::Deferred(d)) => return defer(store, watch, &prev, &d, now, dry_run),
+        Ok(FetchOutcome::Deferred(d)) => {
+            // Its commit waits for the disk: off the async workers.
+            let (store, watch) = (store.clone(), watch.clone());
+            return crate::cpu::wait_on_disk(move || {
+                defer(&store, &watch, &prev, &d, now, dry_run)
+            })
+            .await;
+        }
         Ok(FetchOutcome::Page(page)) if crawl.is_none() => {
             // A plain watch: the analysis and the end of the check (its commit
             // gathered) in one go on the CPU pool, off the async workers; the store's

@@ -229,5 +229,8 @@ pub(crate) async fn run_with_defaults(
         tracking: &tracking,
         full_text: FullText::default(),
     };
-    run(store, fetcher, &settings, watch, now, false).await
+    let prev = store
+        .state(&watch.id)?
+        .ok_or_else(|| StoreError::NoWatch(watch.id.clone()))?;
+    run(store, fetcher, &settings, watch, prev, now, false).await
 }

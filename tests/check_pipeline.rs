@@ -314,3 +314,39 @@ async fn the_store_keeps_as_many_items_as_the_feed_shows() {
         );
     }
 }
+
+/// A check runs on the watch as stored when it starts, not as its caller read it (the
+/// scheduler reads the due watches' records before it waits for a free worker): a
+/// selector set in between applies to the check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_reads_the_watch_as_it_is_when_it_starts() {
+    let site = Site::empty().await;
+    site.set_raw(
+        "text/html",
+        r#"<html><body><nav><a href="/about">About us</a> <a href="/contact">Contact page</a></nav>
+        <ul id="news"><li><a href="/n/1">First story of the day</a></li>
+        <li><a href="/n/2">Second story of the day</a></li></ul></body></html>"#,
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app(dir.path());
+    let id = common::watch(&app, &site.url());
+    let read_before = app.store().watch(&id).expect("read").expect("watch");
+    app.edit(
+        &id,
+        &sitefeed::app::WatchEdit {
+            select: Some(Some("#news".into())),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("edit");
+    app.check(&read_before, false).await.expect("check");
+    let links = app.store().links(&id).expect("links");
+    let mut paths: Vec<&str> = links
+        .iter()
+        .map(|l| l.url.rsplit_once(".0.0.1:").map_or("", |(_, p)| p))
+        .map(|p| p.split_once('/').map_or("", |(_, p)| p))
+        .collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["n/1", "n/2"], "{links:?}");
+}

@@ -272,18 +272,25 @@ impl App {
     pub async fn check(&self, watch: &Watch, dry_run: bool) -> Result<CheckReport, AppError> {
         let lock = self.lock_for(&watch.id);
         let _guard = lock.lock().await;
-        // The watch may have been removed while we waited.
-        if self.store.watch(&watch.id)?.is_none() {
+        // The reads before the fetch, which wait for the disk when sled's cache misses
+        // (or for PostgreSQL): off the async workers, in one go, on the CPU pool, where
+        // the analysis reads the watch's history too. (Tried on the blocking pool, with
+        // the scheduler's reads: 8% more CPU per check and 30 MB more at 1,000 watches.)
+        let (store, id) = (self.store.clone(), watch.id.clone());
+        let before = crate::cpu::run(move || store.begin_check(&id, dry_run)).await?;
+        // The watch may have been removed while we waited, or edited: the check is of
+        // the watch as it is now.
+        let Some(crate::store::CheckStart {
+            watch: current,
+            pause,
+            prev,
+        }) = before
+        else {
             return Err(AppError::NotFound(watch.id.to_string()));
-        }
-        if !dry_run {
-            // On PostgreSQL: this node holds the watch's host for the check (its commit is
-            // fenced by the lease, as a scheduled one), and waits out a pause the lease
-            // carries from another node.
-            let pause = self.store.hold_for_check(&watch.id)?;
-            if let (Some(wait), Ok(url)) = (pause, url::Url::parse(&watch.url)) {
-                self.fetcher.pause_host(&url, wait);
-            }
+        };
+        let watch = &current;
+        if let (Some(wait), Ok(url)) = (pause, url::Url::parse(&watch.url)) {
+            self.fetcher.pause_host(&url, wait);
         }
         let started = std::time::Instant::now();
         let reading = self.store.reading();
@@ -294,14 +301,17 @@ impl App {
             tracking: &self.tracking,
             full_text: self.config.items.full_text,
         };
-        let report = check::run(
+        // Boxed: the check's future holds the page's analysis state, and would make
+        // every future that awaits a check as large.
+        let report = Box::pin(check::run(
             &self.store,
             &self.fetcher,
             &settings,
             watch,
+            prev,
             self.clock.now(),
             dry_run,
-        )
+        ))
         .await;
         let report = match report {
             Ok(r) => CheckReport { reading, ..r },

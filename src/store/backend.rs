@@ -10,10 +10,22 @@ use super::pg::{PgOptions, PgStore};
 use super::CompactPolicy;
 use super::{Shared, Store, StoreError};
 use crate::config::{Backend, StorageConfig};
-use crate::model::WatchId;
+use crate::model::{Watch, WatchId};
+use crate::state::WatchState;
 
 /// Longest wait between two looks for hosts to claim on PostgreSQL.
 const MAX_POLL: Duration = Duration::from_secs(5);
+
+/// What a check starts from ([`Store::begin_check`]).
+#[derive(Debug)]
+pub struct CheckStart {
+    /// The watch as stored now (edited, maybe, since the scheduler read it).
+    pub watch: Watch,
+    /// A pause the host's lease still carries, which the check must honour.
+    pub pause: Option<Duration>,
+    /// The watch's state after its last check.
+    pub prev: WatchState,
+}
 
 /// What a node's scheduler needs to know to share hosts with other nodes.
 #[derive(Debug, Clone, Copy)]
@@ -107,6 +119,36 @@ impl Store {
     pub fn check_ended(&self, id: &WatchId) {
         if let Some(pg) = &self.pg {
             pg.check_ended(id);
+        }
+    }
+
+    /// The store's part of the start of a check of `id`, read in one go (the caller
+    /// runs it off the async workers): `None` if the watch is gone; else the watch as
+    /// stored, unless `dry_run` the hold of its host ([`Store::hold_for_check`]), and the
+    /// watch's last state. A hold that cannot go on to a check is ended.
+    pub fn begin_check(
+        &self,
+        id: &WatchId,
+        dry_run: bool,
+    ) -> Result<Option<CheckStart>, StoreError> {
+        let Some(watch) = self.watch(id)? else {
+            return Ok(None);
+        };
+        let pause = if dry_run {
+            None
+        } else {
+            self.hold_for_check(id)?
+        };
+        match self.state(id) {
+            Ok(Some(prev)) => Ok(Some(CheckStart { watch, pause, prev })),
+            other => {
+                if !dry_run {
+                    self.check_ended(id);
+                }
+                Err(other
+                    .err()
+                    .unwrap_or_else(|| StoreError::NoWatch(id.clone())))
+            }
         }
     }
 

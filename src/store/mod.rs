@@ -37,7 +37,7 @@ mod state;
 pub mod transfer;
 mod writes;
 
-pub use backend::NodeLimits;
+pub use backend::{CheckStart, NodeLimits};
 pub use commit::Prepared;
 pub use compact::{CompactPolicy, Compacted, Outcome as CompactOutcome};
 pub use crawl::CrawlRead;
