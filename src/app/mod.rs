@@ -275,7 +275,7 @@ impl App {
         // The reads before the fetch, which wait for the disk when sled's cache misses
         // (or for PostgreSQL): off the async workers, in one go, on the CPU pool, where
         // the analysis reads the watch's history too. (Tried on the blocking pool, with
-        // the scheduler's reads: 8% more CPU per check and 30 MB more at 1,000 watches.)
+        // the scheduler's reads: about 10% more CPU per check, 30 MB more at 1,000 watches.)
         let (store, id) = (self.store.clone(), watch.id.clone());
         let before = crate::cpu::run(move || store.begin_check(&id, dry_run)).await?;
         // The watch may have been removed while we waited, or edited: the check is of
