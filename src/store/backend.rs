@@ -1,7 +1,8 @@
 //! Which backend a [`Store`] runs on: sled (the embedded default) or PostgreSQL
-//! (`pg/`), chosen from `[storage]`; and the scheduler's side of the host leases, which
-//! only the PostgreSQL backend has (with sled one node holds every host). Every other
-//! operation dispatches at the top of its method in `mod.rs`.
+//! (`pg/`), chosen from `[storage]`; the scheduler's side of the host leases, which
+//! only the PostgreSQL backend has (with sled one node holds every host); and the start
+//! of a check, which takes the hold of its host with the watch and its state. Every
+//! other operation dispatches at the top of its method in `mod.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
