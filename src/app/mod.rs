@@ -336,10 +336,11 @@ impl App {
     pub async fn remove(&self, id: &WatchId) -> Result<bool, AppError> {
         let lock = self.lock_for(id);
         let _guard = lock.lock().await;
-        let render = self.store.watch(id)?.map(|w| w.render);
-        // The removal's batch and flush wait for the disk: off the async workers.
+        // The watch's read, the removal's batch and its flush wait for the disk: off the
+        // async workers.
         let (store, key, metrics) = (self.store.clone(), id.clone(), self.metrics.clone());
         let removed = crate::cpu::wait_on_disk(move || {
+            let render = store.watch(&key)?.map(|w| w.render);
             metrics.changing_watches(|| {
                 let removed = store.remove_watch(&key)?;
                 if let (true, Some(render)) = (removed, render) {
