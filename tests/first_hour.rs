@@ -817,6 +817,47 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
     assert!(page.contains("the webhook answered 500"));
 }
 
+/// A check that waited to start while the webhook was changed sends its items to the new
+/// webhook, not to the one in the record its caller read before the edit.
+#[tokio::test]
+async fn a_webhook_changed_before_a_check_starts_gets_its_items() {
+    let site = Site::start(&refs(&notices(3))).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = fast_app(dir.path());
+    let (old, got_old) = hook(vec![200]).await;
+    let (new, got_new) = hook(vec![200]).await;
+    let id = common::watch(&app, &site.url());
+    let set = |url: String| sitefeed::app::WatchEdit {
+        webhook: Some(Some(url)),
+        ..Default::default()
+    };
+    app.edit(&id, &set(old)).await.expect("edit");
+    let first = app.store().watch(&id).expect("read").expect("watch");
+    let r = app.check(&first, false).await.expect("baseline");
+    assert!(r.baseline);
+    site.set(&refs(&notices(4)));
+    clock.advance(600);
+    // The scheduler's record, read before the edit.
+    let stale = app.store().watch(&id).expect("read").expect("watch");
+    app.edit(&id, &set(new)).await.expect("edit");
+    let r = app.check(&stale, false).await.expect("check");
+    assert_eq!(r.new_items.len(), 1);
+    app.notify(&stale, &r);
+    for _ in 0..100 {
+        if !got_new.lock().expect("lock").is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let bodies = got_new.lock().expect("lock").clone();
+    assert_eq!(bodies.len(), 1, "the new webhook got the item");
+    assert!(bodies[0].contains("Notice 4"), "{}", bodies[0]);
+    assert!(
+        got_old.lock().expect("lock").is_empty(),
+        "nothing went to the old webhook"
+    );
+}
+
 // Multi-threaded: the test site must answer while a blocking CLI call waits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sitefeed_edit_and_check_dry_run_work_alone_and_beside_the_service() {

@@ -314,7 +314,11 @@ impl App {
         ))
         .await;
         let report = match report {
-            Ok(r) => CheckReport { reading, ..r },
+            Ok(r) => CheckReport {
+                reading,
+                webhook: watch.options.webhook.clone(),
+                ..r
+            },
             Err(e) => {
                 // Not committed: the hand-out of the watch ends (PostgreSQL).
                 if !dry_run {

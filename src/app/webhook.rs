@@ -10,9 +10,11 @@ use crate::model::Watch;
 impl App {
     /// Sends the new items of a check to the watch's webhook, if it has one, in the
     /// background: a POST of a JSON Feed, retried with backoff ([`WEBHOOK_ATTEMPTS`]
-    /// attempts), its outcome recorded on the watch (`webhook_error`).
+    /// attempts), its outcome recorded on the watch (`webhook_error`). The webhook is the
+    /// one the check read ([`CheckReport::webhook`]), not that of `watch`, which its
+    /// caller may have read before an edit.
     pub fn notify(self: &Arc<Self>, watch: &Watch, report: &CheckReport) {
-        let Some(hook) = watch.options.webhook.clone() else {
+        let Some(hook) = report.webhook.clone() else {
             return;
         };
         if report.new_items.is_empty() {
