@@ -123,8 +123,8 @@ impl Store {
         }
     }
 
-    /// The store's part of the start of a check of `id`, read in one go (the caller
-    /// runs it off the async workers): `None` if the watch is gone; else the watch as
+    /// The store's part of the start of a check of `id`, read in one go (off the async
+    /// workers when [`Store::is_remote`]): `None` if the watch is gone; else the watch as
     /// stored, unless `dry_run` the hold of its host ([`Store::hold_for_check`]), and the
     /// watch's last state. A hold that cannot go on to a check is ended.
     pub fn begin_check(
@@ -151,6 +151,12 @@ impl Store {
                     .unwrap_or_else(|| StoreError::NoWatch(id.clone())))
             }
         }
+    }
+
+    /// Whether the store's reads cross the network (PostgreSQL), so that even a read of
+    /// one record waits for a round trip; sled's come from its cache, or from the disk.
+    pub fn is_remote(&self) -> bool {
+        self.pg.is_some()
     }
 
     /// How often the scheduler must look for work it could claim even when nothing it
