@@ -817,8 +817,9 @@ async fn a_webhook_gets_new_items_as_json_feed_retried_and_failures_show() {
     assert!(page.contains("the webhook answered 500"));
 }
 
-/// A check that waited to start while the webhook was changed sends its items to the new
-/// webhook, not to the one in the record its caller read before the edit.
+/// A check that waited to start while the webhook and the title were changed sends its
+/// items to the new webhook, under the new title, not as the record its caller read
+/// before the edit says.
 #[tokio::test]
 async fn a_webhook_changed_before_a_check_starts_gets_its_items() {
     let site = Site::start(&refs(&notices(3))).await;
@@ -827,11 +828,12 @@ async fn a_webhook_changed_before_a_check_starts_gets_its_items() {
     let (old, got_old) = hook(vec![200]).await;
     let (new, got_new) = hook(vec![200]).await;
     let id = common::watch(&app, &site.url());
-    let set = |url: String| sitefeed::app::WatchEdit {
+    let set = |url: String, title: &str| sitefeed::app::WatchEdit {
         webhook: Some(Some(url)),
+        title: Some(Some(title.to_owned())),
         ..Default::default()
     };
-    app.edit(&id, &set(old)).await.expect("edit");
+    app.edit(&id, &set(old, "Old board")).await.expect("edit");
     let first = app.store().watch(&id).expect("read").expect("watch");
     let r = app.check(&first, false).await.expect("baseline");
     assert!(r.baseline);
@@ -839,7 +841,7 @@ async fn a_webhook_changed_before_a_check_starts_gets_its_items() {
     clock.advance(600);
     // The scheduler's record, read before the edit.
     let stale = app.store().watch(&id).expect("read").expect("watch");
-    app.edit(&id, &set(new)).await.expect("edit");
+    app.edit(&id, &set(new, "New board")).await.expect("edit");
     let r = app.check(&stale, false).await.expect("check");
     assert_eq!(r.new_items.len(), 1);
     app.notify(&stale, &r);
@@ -851,7 +853,9 @@ async fn a_webhook_changed_before_a_check_starts_gets_its_items() {
     }
     let bodies = got_new.lock().expect("lock").clone();
     assert_eq!(bodies.len(), 1, "the new webhook got the item");
-    assert!(bodies[0].contains("Notice 4"), "{}", bodies[0]);
+    let feed: Value = serde_json::from_str(&bodies[0]).expect("a JSON Feed");
+    assert_eq!(feed["items"][0]["title"], "Notice 4");
+    assert_eq!(feed["title"], "New board", "the watch's title as it stands");
     assert!(
         got_old.lock().expect("lock").is_empty(),
         "nothing went to the old webhook"

@@ -25,6 +25,10 @@ impl App {
         let (items, reading) = (report.new_items.clone(), report.reading);
         tokio::spawn(async move {
             let body = {
+                // The feed's title and page as the watch stands now: the caller's record
+                // may be older than an edit (a new title) made before the check.
+                let current = app.store.watch(&watch.id).ok().flatten();
+                let watch = current.unwrap_or_else(|| watch.clone());
                 let title =
                     app.display_title(&watch, app.store.state(&watch.id).ok().flatten().as_ref());
                 let key_query = app.key_query();
