@@ -70,9 +70,9 @@ pub struct CheckReport {
     pub next_check: i64,
     /// Taken before the check began: what serves its report settles it (`Store::settle`).
     pub reading: crate::store::Reading,
-    /// The webhook of the watch as the check read it when it began (set by `App::check`):
-    /// an edit made while the check waited to start decides where its items go.
-    pub webhook: Option<String>,
+    /// The watch as the check read it when it began (set by `App::check`): an edit made
+    /// while the check waited to start decides where its items go and under what title.
+    pub watch: Option<Watch>,
 }
 
 #[allow(

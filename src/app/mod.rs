@@ -320,7 +320,7 @@ impl App {
         let report = match report {
             Ok(r) => CheckReport {
                 reading,
-                webhook: watch.options.webhook.clone(),
+                watch: Some(current),
                 ..r
             },
             Err(e) => {

@@ -10,11 +10,13 @@ use crate::model::Watch;
 impl App {
     /// Sends the new items of a check to the watch's webhook, if it has one, in the
     /// background: a POST of a JSON Feed, retried with backoff ([`WEBHOOK_ATTEMPTS`]
-    /// attempts), its outcome recorded on the watch (`webhook_error`). The webhook is the
-    /// one the check read ([`CheckReport::webhook`]), not that of `watch`, which its
-    /// caller may have read before an edit.
+    /// attempts), its outcome recorded on the watch (`webhook_error`). The webhook and the
+    /// feed's title are those of the watch the check read ([`CheckReport::watch`]); `watch`,
+    /// which its caller may have read before an edit, only stands in for a report without
+    /// one.
     pub fn notify(self: &Arc<Self>, watch: &Watch, report: &CheckReport) {
-        let Some(hook) = report.webhook.clone() else {
+        let watch = report.watch.as_ref().unwrap_or(watch);
+        let Some(hook) = watch.options.webhook.clone() else {
             return;
         };
         if report.new_items.is_empty() {
@@ -25,10 +27,6 @@ impl App {
         let (items, reading) = (report.new_items.clone(), report.reading);
         tokio::spawn(async move {
             let body = {
-                // The feed's title and page as the watch stands now: the caller's record
-                // may be older than an edit (a new title) made before the check.
-                let current = app.store.watch(&watch.id).ok().flatten();
-                let watch = current.unwrap_or_else(|| watch.clone());
                 let title =
                     app.display_title(&watch, app.store.state(&watch.id).ok().flatten().as_ref());
                 let key_query = app.key_query();
