@@ -128,9 +128,60 @@ where
     }
 }
 
+/// [`wait_on_disk`] for a request's change of the watches (an add, an import, an edit, a
+/// removal): at most one per core at a time, the others waiting here, off any thread.
+///
+/// Each blocking thread that runs such a write keeps allocator pages that the store's
+/// own threads free later, until the thread runs again or ends, 10 s after its last task.
+/// Eight clients adding watches at once put eight threads to it, and the peak memory of
+/// the benchmark's 1,000 adds rose by about 5 MB; sled makes the flushes one at a time in
+/// any case, so more writes in parallel gain little (1,000 adds took 6.6 s from eight
+/// clients, 7.6 s from one). Measured in `bench/README.md` ("Writes from requests").
+pub async fn write_on_disk<T, F>(f: F) -> T
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    static WRITES: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    let writes = WRITES.get_or_init(|| tokio::sync::Semaphore::new(cores()));
+    // Held until the write's thread has returned its result, so that the next write
+    // mostly finds that thread idle instead of starting another. The semaphore is never
+    // closed.
+    let _permit = writes.acquire().await;
+    wait_on_disk(f).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes from requests run at most one per core at a time, off the async thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn writes_on_disk_run_one_per_core_at_most() {
+        let here = std::thread::current().id();
+        let there = write_on_disk(move || std::thread::current().id()).await;
+        assert_ne!(here, there);
+        let cores = cores();
+        let now = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let tasks: Vec<_> = (0..cores * 4)
+            .map(|_| {
+                let (now, peak) = (now.clone(), peak.clone());
+                tokio::spawn(write_on_disk(move || {
+                    use std::sync::atomic::Ordering::SeqCst;
+                    let n = now.fetch_add(1, SeqCst) + 1;
+                    peak.fetch_max(n, SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    now.fetch_sub(1, SeqCst);
+                }))
+            })
+            .collect();
+        for t in tasks {
+            t.await.expect("task");
+        }
+        let peak = peak.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
+    }
 
     /// Up to seven cores the runtime has one worker; from eight on, one per four.
     #[test]

@@ -347,7 +347,7 @@ impl App {
         // The watch's read, the removal's batch and its flush wait for the disk: off the
         // async workers.
         let (store, key, metrics) = (self.store.clone(), id.clone(), self.metrics.clone());
-        let removed = crate::cpu::wait_on_disk(move || {
+        let removed = crate::cpu::write_on_disk(move || {
             let render = store.watch(&key)?.map(|w| w.render);
             metrics.changing_watches(|| {
                 let removed = store.remove_watch(&key)?;
@@ -448,7 +448,7 @@ impl App {
         let due = (rebaselined || resumed).then_some(now);
         // The write and its flush wait for the disk: off the async workers.
         let (store, edited) = (self.store.clone(), w.clone());
-        crate::cpu::wait_on_disk(move || store.update_watch(&edited, rebaselined, note, due))
+        crate::cpu::write_on_disk(move || store.update_watch(&edited, rebaselined, note, due))
             .await?;
         self.wake.notify_one();
         Ok(Edited {

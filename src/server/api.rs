@@ -37,9 +37,9 @@ async fn create(
 ) -> Result<Response, ApiError> {
     let req = NewWatch::try_from(body(b)?)?;
     // The insert is flushed to disk (and waits for a compaction or the watch count):
-    // on the blocking pool, off the async workers and the CPU pool.
+    // on the blocking pool, a few at a time, off the async workers and the CPU pool.
     let pool_app = app.clone();
-    let (w, added) = crate::cpu::wait_on_disk(move || pool_app.add_watch(&req)).await?;
+    let (w, added) = crate::cpu::write_on_disk(move || pool_app.add_watch(&req)).await?;
     let s = app.state(&w.id)?;
     let code = if added {
         StatusCode::CREATED
@@ -192,6 +192,6 @@ async fn import_opml(
     // Many inserts, each flushed: they wait for the disk off the async workers.
     let text = text.to_owned();
     Ok(Json(
-        crate::cpu::wait_on_disk(move || app.import_opml(&text)).await?,
+        crate::cpu::write_on_disk(move || app.import_opml(&text)).await?,
     ))
 }

@@ -339,7 +339,7 @@ pub(super) async fn add(
         Err(m) => Err(AppError::BadInput(m)),
         Ok(req) => {
             let pool_app = app.clone();
-            crate::cpu::wait_on_disk(move || pool_app.add_watch(&req)).await
+            crate::cpu::write_on_disk(move || pool_app.add_watch(&req)).await
         }
     };
     match result {
@@ -416,7 +416,7 @@ pub(super) async fn import_opml(
     let imported = match (&bad, text) {
         (None, Some(t)) => {
             let pool_app = app.clone();
-            Some(crate::cpu::wait_on_disk(move || pool_app.import_opml(&t)).await)
+            Some(crate::cpu::write_on_disk(move || pool_app.import_opml(&t)).await)
         }
         _ => None,
     };
