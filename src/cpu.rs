@@ -128,8 +128,10 @@ where
     }
 }
 
-/// [`wait_on_disk`] for a request's change of the watches (an add, an import, an edit, a
-/// removal): at most one per core at a time, the others waiting here, off any thread.
+/// [`wait_on_disk`] for the writes that come in bursts: a request's change of the watches
+/// (an add, an import, an edit, a removal), and the commit of a check its host deferred
+/// (a host that asks for a pause defers every due watch of it). At most one per core at
+/// a time, the others waiting here, off any thread.
 ///
 /// Each blocking thread that runs such a write keeps allocator pages that the store's
 /// own threads free later, until the thread runs again or ends, 10 s after its last task.
