@@ -26,23 +26,11 @@ impl App {
         let watch = watch.clone();
         let (items, reading) = (report.new_items.clone(), report.reading);
         tokio::spawn(async move {
-            let body = {
-                let title =
-                    app.display_title(&watch, app.store.state(&watch.id).ok().flatten().as_ref());
-                let key_query = app.key_query();
-                let base = app.base_url();
-                crate::render::json_feed(&crate::render::FeedView {
-                    watch: &watch,
-                    title: &title,
-                    items: &items,
-                    base_url: &base,
-                    key_query: &key_query,
-                    updated: items.first().map_or(watch.created, |i| i.first_seen),
-                    ttl_minutes: None,
-                    icon: None,
-                    self_path: None,
-                })
-            };
+            // The feed's title reads the watch's state (a round trip on PostgreSQL) and
+            // the feed is rendered: both off the async workers.
+            let id = watch.id.clone();
+            let render = app.clone();
+            let body = crate::cpu::run(move || render.webhook_body(&watch, &items)).await;
             // The items leave the process: durable first. A store that cannot write
             // them sends nothing now; the items stay in the feed.
             let error = match app.settle(reading).await {
@@ -50,17 +38,40 @@ impl App {
                 Err(e) => Some(e.to_string()),
             };
             if let Some(e) = &error {
-                tracing::warn!(id = %watch.id, webhook = %hook, error = %e, "webhook failed");
+                tracing::warn!(id = %id, webhook = %hook, error = %e, "webhook failed");
             }
-            let lock = app.lock_for(&watch.id);
+            let lock = app.lock_for(&id);
             let _guard = lock.lock().await;
-            if let Err(e) = app
-                .store
-                .set_webhook_outcome(&watch.id, app.clock.now(), error)
-            {
-                tracing::warn!(id = %watch.id, error = %e, "cannot record the webhook outcome");
+            // A write of the store: off the async workers, as the requests' writes.
+            let (record, key) = (app.clone(), id.clone());
+            let recorded = crate::cpu::write_on_disk(move || {
+                record
+                    .store
+                    .set_webhook_outcome(&key, record.clock.now(), error)
+            })
+            .await;
+            if let Err(e) = recorded {
+                tracing::warn!(id = %id, error = %e, "cannot record the webhook outcome");
             }
         });
+    }
+}
+
+impl App {
+    /// The JSON Feed a webhook posts: `items` of `watch`, under the title its feed shows.
+    fn webhook_body(&self, watch: &Watch, items: &[crate::model::Item]) -> String {
+        let title = self.display_title(watch, self.store.state(&watch.id).ok().flatten().as_ref());
+        crate::render::json_feed(&crate::render::FeedView {
+            watch,
+            title: &title,
+            items,
+            base_url: &self.base_url(),
+            key_query: &self.key_query(),
+            updated: items.first().map_or(watch.created, |i| i.first_seen),
+            ttl_minutes: None,
+            icon: None,
+            self_path: None,
+        })
     }
 }
 
