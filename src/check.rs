@@ -311,10 +311,9 @@ pub async fn run(
             validators: None,
         }),
         Ok(FetchOutcome::Deferred(d)) => {
-            // Its commit waits for the disk: off the async workers. A host that asks for
-            // a pause defers all its due watches at once: a few at a time.
+            // Its commit waits for the disk: off the async workers.
             let (store, watch) = (store.clone(), watch.clone());
-            return crate::cpu::write_on_disk(move || {
+            return crate::cpu::wait_on_disk(move || {
                 defer(&store, &watch, &prev, &d, now, dry_run)
             })
             .await;

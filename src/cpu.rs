@@ -128,10 +128,11 @@ where
     }
 }
 
-/// [`wait_on_disk`] for the writes that come in bursts: a request's change of the watches
-/// (an add, an import, an edit, a removal), and the commit of a check its host deferred
-/// (a host that asks for a pause defers every due watch of it). At most one per core at
-/// a time, the others waiting here, off any thread.
+/// [`wait_on_disk`] for the short writes that requests make in bursts: an add, an edit, a
+/// removal of a watch, and a webhook's outcome. At most one per core at a time, the
+/// others waiting here, off any thread. An import (one request, many writes) and a check's
+/// commit do not take a turn: a long import would hold it, and a check's deferral should
+/// not wait behind requests.
 ///
 /// Each blocking thread that runs such a write keeps allocator pages that the store's
 /// own threads free later, until the thread runs again or ends, 10 s after its last task.

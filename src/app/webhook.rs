@@ -55,9 +55,7 @@ impl App {
             }
         });
     }
-}
 
-impl App {
     /// The JSON Feed a webhook posts: `items` of `watch`, under the title its feed shows.
     fn webhook_body(&self, watch: &Watch, items: &[crate::model::Item]) -> String {
         let title = self.display_title(watch, self.store.state(&watch.id).ok().flatten().as_ref());

@@ -192,6 +192,6 @@ async fn import_opml(
     // Many inserts, each flushed: they wait for the disk off the async workers.
     let text = text.to_owned();
     Ok(Json(
-        crate::cpu::write_on_disk(move || app.import_opml(&text)).await?,
+        crate::cpu::wait_on_disk(move || app.import_opml(&text)).await?,
     ))
 }

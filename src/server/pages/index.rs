@@ -416,7 +416,7 @@ pub(super) async fn import_opml(
     let imported = match (&bad, text) {
         (None, Some(t)) => {
             let pool_app = app.clone();
-            Some(crate::cpu::write_on_disk(move || pool_app.import_opml(&t)).await)
+            Some(crate::cpu::wait_on_disk(move || pool_app.import_opml(&t)).await)
         }
         _ => None,
     };
