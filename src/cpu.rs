@@ -158,20 +158,18 @@ where
 mod tests {
     use super::*;
 
-    /// Writes from requests run at most one per core at a time, off the async thread.
-    #[tokio::test(flavor = "current_thread")]
-    async fn writes_on_disk_run_one_per_core_at_most() {
-        let here = std::thread::current().id();
-        let there = write_on_disk(move || std::thread::current().id()).await;
-        assert_ne!(here, there);
-        let cores = cores();
-        let now = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let tasks: Vec<_> = (0..cores * 4)
+    /// The most of `n` tasks, each sleeping 20 ms, that `start` ran at the same moment.
+    async fn peak_at_once(
+        n: usize,
+        start: impl Fn(Box<dyn FnOnce() + Send>) -> tokio::task::JoinHandle<()>,
+    ) -> usize {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let now = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let tasks: Vec<_> = (0..n)
             .map(|_| {
                 let (now, peak) = (now.clone(), peak.clone());
-                tokio::spawn(write_on_disk(move || {
-                    use std::sync::atomic::Ordering::SeqCst;
+                start(Box::new(move || {
                     let n = now.fetch_add(1, SeqCst) + 1;
                     peak.fetch_max(n, SeqCst);
                     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -182,7 +180,17 @@ mod tests {
         for t in tasks {
             t.await.expect("task");
         }
-        let peak = peak.load(std::sync::atomic::Ordering::SeqCst);
+        peak.load(SeqCst)
+    }
+
+    /// Writes from requests run at most one per core at a time, off the async thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn writes_on_disk_run_one_per_core_at_most() {
+        let here = std::thread::current().id();
+        let there = write_on_disk(move || std::thread::current().id()).await;
+        assert_ne!(here, there);
+        let cores = cores();
+        let peak = peak_at_once(cores * 4, |job| tokio::spawn(write_on_disk(job))).await;
         assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
     }
 
@@ -211,24 +219,7 @@ mod tests {
         let there = run(move || std::thread::current().id()).await;
         assert_ne!(here, there);
         let cores = cores();
-        let now = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let tasks: Vec<_> = (0..cores * 3)
-            .map(|_| {
-                let (now, peak) = (now.clone(), peak.clone());
-                tokio::spawn(run(move || {
-                    use std::sync::atomic::Ordering::SeqCst;
-                    let n = now.fetch_add(1, SeqCst) + 1;
-                    peak.fetch_max(n, SeqCst);
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                    now.fetch_sub(1, SeqCst);
-                }))
-            })
-            .collect();
-        for t in tasks {
-            t.await.expect("task");
-        }
-        let peak = peak.load(std::sync::atomic::Ordering::SeqCst);
+        let peak = peak_at_once(cores * 3, |job| tokio::spawn(run(job))).await;
         assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
     }
 
