@@ -37,10 +37,15 @@ async fn create(
 ) -> Result<Response, ApiError> {
     let req = NewWatch::try_from(body(b)?)?;
     // The insert is flushed to disk (and waits for a compaction or the watch count):
-    // on the blocking pool, a few at a time, off the async workers and the CPU pool.
+    // on the blocking pool, a few at a time, off the async workers and the CPU pool. The
+    // state the answer shows is read there too (a round trip on PostgreSQL).
     let pool_app = app.clone();
-    let (w, added) = crate::cpu::write_on_disk(move || pool_app.add_watch(&req)).await?;
-    let s = app.state(&w.id)?;
+    let (w, added, s) = crate::cpu::write_on_disk(move || {
+        let (w, added) = pool_app.add_watch(&req)?;
+        let s = pool_app.state(&w.id)?;
+        Ok::<_, crate::app::AppError>((w, added, s))
+    })
+    .await?;
     let code = if added {
         StatusCode::CREATED
     } else {
