@@ -128,9 +128,9 @@ where
     }
 }
 
-/// [`wait_on_disk`] for the short writes that requests make in bursts: an add, an edit, a
-/// removal of a watch, and a webhook's outcome. At most one per core at a time, the
-/// others waiting here, off any thread. An import (one request, many writes) and a check's
+/// [`wait_on_disk`] for the short writes that come in bursts: a request's add, edit or
+/// removal of a watch, and a webhook's outcome (one per watch whose check found items).
+/// At most one per core at a time, the others waiting here, off any thread. An import (one request, many writes) and a check's
 /// commit do not take a turn: a long import would hold it, and a check's deferral should
 /// not wait behind requests.
 ///

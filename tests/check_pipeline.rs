@@ -102,6 +102,14 @@ async fn evolving_page_gives_exactly_the_added_items_in_every_format() {
         .as_str()
         .expect("feed_url")
         .ends_with(&format!("/feed/{id}.xml")));
+    // The answer shows the watch as stored: no check yet, and when the first is due.
+    assert_eq!(w["status"], "new", "{w}");
+    assert_eq!(w["checks"], 0, "{w}");
+    let due = w["next_check"].as_str().expect("a due time");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(due).is_ok(),
+        "next_check {due}"
+    );
 
     // Adding again gives the same id with 200.
     let again = client

@@ -250,31 +250,6 @@ async fn check_now_after_a_fix_and_failing_watches_are_rechecked_at_start() {
     assert_eq!(due[0].0, after.next_check);
 }
 
-/// The answer to an add shows the new watch as stored: no check yet, and when the first
-/// one is due.
-#[tokio::test]
-async fn the_answer_to_an_add_says_when_the_first_check_is_due() {
-    let site = Site::start(&refs(&notices(3))).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (app, _clock) = fast_app(dir.path());
-    let base = common::serve(app.clone()).await;
-    let resp = Client::new()
-        .post(format!("{base}/api/watches"))
-        .json(&serde_json::json!({ "url": site.url() }))
-        .send()
-        .await
-        .expect("add");
-    assert_eq!(resp.status(), 201);
-    let w: Value = resp.json().await.expect("json");
-    assert_eq!(w["status"], "new", "{w}");
-    assert_eq!(w["checks"], 0, "{w}");
-    let due = w["next_check"].as_str().expect("a due time");
-    assert!(
-        chrono::DateTime::parse_from_rfc3339(due).is_ok(),
-        "next_check {due}"
-    );
-}
-
 #[tokio::test]
 async fn check_dry_run_through_the_api_stores_nothing() {
     let site = Site::start(&refs(&notices(3))).await;
