@@ -226,7 +226,8 @@ impl<'a> Lists<'a> {
             two_urls[e] |= *first_url[e].get_or_insert(url) != url;
         }
         let mut roles: HashMap<u64, RoleStat> = HashMap::default();
-        let mut role_urls: HashSet<(u64, &str)> = HashSet::default();
+        // (sized once: a role and URL per entry at most)
+        let mut role_urls: HashSet<(u64, &str)> = crate::hash::set_with_capacity(ne);
         let mut rich_entry = vec![false; ne];
         let mut entry_shape: Vec<Option<UrlShape<'a>>> = vec![None; ne];
         for (e, &m) in entries.main.iter().enumerate() {

@@ -120,8 +120,9 @@ pub fn group(links: &[Link], ctx: &[Option<Context>]) -> Entries {
     let rivals = Rivals::new(links, ctx);
     let mut entry_of: Vec<Option<usize>> = vec![None; n];
     let mut grouped = Grouped::new(n);
-    let mut main: Vec<usize> = Vec::new();
-    let mut container: Vec<Option<u32>> = Vec::new();
+    // (an entry per link at most)
+    let mut main: Vec<usize> = Vec::with_capacity(n);
+    let mut container: Vec<Option<u32>> = Vec::with_capacity(n);
     for (_, r) in order {
         if r.with_text * 2 <= r.links.len() {
             // Image-only links (icons, banners) cannot be an entry's main link.
