@@ -130,9 +130,9 @@ where
 
 /// [`wait_on_disk`] for the short writes that come in bursts: a request's add, edit or
 /// removal of a watch, and a webhook's outcome (one per watch whose check found items).
-/// At most one per core at a time, the others waiting here, off any thread. An import (one request, many writes) and a check's
-/// commit do not take a turn: a long import would hold it, and a check's deferral should
-/// not wait behind requests.
+/// At most one per core at a time, the others waiting here, off any thread. An import
+/// (one request, many writes) and a check's commit do not take a turn: a long import
+/// would hold it, and a check's deferral should not wait behind requests.
 ///
 /// Each blocking thread that runs such a write keeps allocator pages that the store's
 /// own threads free later, until the thread runs again or ends, 10 s after its last task.
@@ -158,18 +158,22 @@ where
 mod tests {
     use super::*;
 
-    /// The most of `n` tasks, each sleeping 20 ms, that `start` ran at the same moment.
-    async fn peak_at_once(
+    /// Runs `n` tasks through `start`, each sleeping 20 ms: none may run on the calling
+    /// (async) thread, and at most one per core at the same moment.
+    async fn off_the_thread_one_per_core(
         n: usize,
         start: impl Fn(Box<dyn FnOnce() + Send>) -> tokio::task::JoinHandle<()>,
-    ) -> usize {
-        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    ) {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+        let here = std::thread::current().id();
+        let on_caller = Arc::new(AtomicBool::new(false));
         let now = Arc::new(AtomicUsize::new(0));
         let peak = Arc::new(AtomicUsize::new(0));
         let tasks: Vec<_> = (0..n)
             .map(|_| {
-                let (now, peak) = (now.clone(), peak.clone());
+                let (on_caller, now, peak) = (on_caller.clone(), now.clone(), peak.clone());
                 start(Box::new(move || {
+                    on_caller.fetch_or(std::thread::current().id() == here, SeqCst);
                     let n = now.fetch_add(1, SeqCst) + 1;
                     peak.fetch_max(n, SeqCst);
                     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -180,18 +184,15 @@ mod tests {
         for t in tasks {
             t.await.expect("task");
         }
-        peak.load(SeqCst)
+        assert!(!on_caller.load(SeqCst), "a task ran on the async thread");
+        let (peak, cores) = (peak.load(SeqCst), cores());
+        assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
     }
 
     /// Writes from requests run at most one per core at a time, off the async thread.
     #[tokio::test(flavor = "current_thread")]
     async fn writes_on_disk_run_one_per_core_at_most() {
-        let here = std::thread::current().id();
-        let there = write_on_disk(move || std::thread::current().id()).await;
-        assert_ne!(here, there);
-        let cores = cores();
-        let peak = peak_at_once(cores * 4, |job| tokio::spawn(write_on_disk(job))).await;
-        assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
+        off_the_thread_one_per_core(cores() * 4, |job| tokio::spawn(write_on_disk(job))).await;
     }
 
     /// Up to seven cores the runtime has one worker; from eight on, one per four.
@@ -215,12 +216,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn runs_off_the_async_thread_and_bounds_the_parallelism() {
-        let here = std::thread::current().id();
-        let there = run(move || std::thread::current().id()).await;
-        assert_ne!(here, there);
-        let cores = cores();
-        let peak = peak_at_once(cores * 3, |job| tokio::spawn(run(job))).await;
-        assert!(peak >= 1 && peak <= cores, "peak {peak} of {cores} cores");
+        off_the_thread_one_per_core(cores() * 3, |job| tokio::spawn(run(job))).await;
     }
 
     /// The checks run on the same few threads, one per core, whatever the order of
