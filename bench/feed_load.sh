@@ -1,7 +1,8 @@
 #!/bin/sh
 # Feed throughput against the static ceiling: `sitefeed serve` (release build) with one
 # watch of a local page of 100 entries, then wrk on /healthz, on the feed (200, from the
-# feed cache) and on the feed with a matching If-None-Match (304), RUNS times each.
+# feed cache), on the feed as a reader asks for it (Accept-Encoding: gzip, a 200 of the
+# cached gzip form) and on the feed with a matching If-None-Match (304), RUNS times each.
 # Everything on 127.0.0.1; processes stopped by PID; scratch in $DIR.
 #
 #   cargo build --release && sh bench/feed_load.sh
@@ -48,14 +49,16 @@ curl -sf -X POST "$B/api/watches/$ID/check" >/dev/null
 FEED="$B/feed/$ID.xml"
 ETAG=$(curl -sfI "$FEED" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
 echo "feed: $(curl -sf "$FEED" | wc -c) bytes, $(curl -sf "$FEED" | grep -c '<item>') items, ETag $ETAG"
+echo "feed in gzip: $(curl -sf -H 'Accept-Encoding: gzip' "$FEED" | wc -c) bytes"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $ETAG" "$FEED")" = 304 ]
 rate() { wrk -t2 -c"$CONN" -d"${SECS}s" "$@" | sed -n 's/^Requests\/sec: *//p'; }
-for what in healthz feed200 feed304; do
+for what in healthz feed200 feed200gz feed304; do
   printf '%s:' "$what"
   for _ in $(seq "$RUNS"); do
     case $what in
       healthz) r=$(rate "$B/healthz") ;;
       feed200) r=$(rate "$FEED") ;;
+      feed200gz) r=$(rate -H "Accept-Encoding: gzip" "$FEED") ;;
       feed304) r=$(rate -H "If-None-Match: $ETAG" "$FEED") ;;
     esac
     printf ' %s' "$r"

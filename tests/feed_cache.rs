@@ -160,3 +160,112 @@ async fn a_feed_is_a_304_until_what_it_shows_changes() {
         .expect("feed");
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
 }
+
+/// What a client that sends `accept` (and `if_none_match`) gets at `url`: the status,
+/// the `Content-Encoding`, the `Vary` headers, the ETag and the raw body.
+async fn fetch(
+    c: &Client,
+    url: &str,
+    accept: Option<&str>,
+    if_none_match: Option<&str>,
+) -> (StatusCode, Option<String>, String, String, Vec<u8>) {
+    let mut req = c.get(url);
+    if let Some(a) = accept {
+        req = req.header("accept-encoding", a);
+    }
+    if let Some(e) = if_none_match {
+        req = req.header("if-none-match", e);
+    }
+    let r = req.send().await.expect("answer");
+    let text = |name: &str| {
+        r.headers()
+            .get_all(name)
+            .iter()
+            .map(|v| v.to_str().expect("header text").to_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let encoding = r
+        .headers()
+        .get("content-encoding")
+        .map(|v| v.to_str().expect("encoding").to_owned());
+    let (vary, etag) = (text("vary"), text("etag"));
+    let status = r.status();
+    let body = r.bytes().await.expect("body").to_vec();
+    (status, encoding, vary, etag, body)
+}
+
+#[tokio::test]
+async fn readers_that_accept_gzip_get_the_same_feeds_compressed_under_their_own_etag() {
+    use std::io::Read;
+    let site = Site::start(&[("First story", "/n/1"), ("Second story", "/n/2")]).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, clock) = common::app_with(dir.path(), |c| {
+        c.fetch.per_host_delay = std::time::Duration::ZERO;
+    });
+    let base = common::serve(app.clone()).await;
+    let (w, _) = app
+        .add_watch(&sitefeed::app::NewWatch {
+            url: site.url(),
+            tags: vec!["news".into()],
+            ..Default::default()
+        })
+        .expect("add");
+    app.check(&w, false).await.expect("baseline");
+    site.set(&[
+        ("Third story about the river", "/n/3"),
+        ("First story", "/n/1"),
+        ("Second story", "/n/2"),
+    ]);
+    clock.advance(3600);
+    let report = app.check(&w, false).await.expect("check");
+    assert_eq!(report.new_items.len(), 1, "{report:?}");
+    // A client that leaves Accept-Encoding and the body as they are.
+    let c = Client::builder().no_gzip().build().expect("client");
+    for path in [
+        format!("/feed/{}.xml", w.id),
+        format!("/feed/{}.atom", w.id),
+        format!("/feed/{}.json", w.id),
+        "/feed/tag/news.xml".to_owned(),
+        "/opml".to_owned(),
+    ] {
+        let url = format!("{base}{path}");
+        let (status, encoding, vary, plain_etag, plain) = fetch(&c, &url, None, None).await;
+        assert_eq!((status, encoding), (StatusCode::OK, None), "{path}");
+        assert!(vary.contains("Accept-Encoding"), "{path}: vary {vary}");
+        let plain = String::from_utf8(plain).expect("utf-8");
+        assert!(
+            plain.contains("Third story about the river") || path == "/opml",
+            "{path}: {plain}"
+        );
+
+        let (status, encoding, vary, gz_etag, packed) =
+            fetch(&c, &url, Some("deflate, gzip;q=0.8, br"), None).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(encoding.as_deref(), Some("gzip"), "{path}");
+        assert!(vary.contains("Accept-Encoding"), "{path}: vary {vary}");
+        let mut unpacked = String::new();
+        flate2::read::GzDecoder::new(packed.as_slice())
+            .read_to_string(&mut unpacked)
+            .expect("a gzip body");
+        assert_eq!(unpacked, plain, "{path}: the same document");
+        assert_ne!(gz_etag, plain_etag, "{path}: a representation of its own");
+
+        // gzip refused: the plain document under the plain ETag.
+        let (_, encoding, _, etag, body) = fetch(&c, &url, Some("gzip;q=0"), None).await;
+        assert_eq!((encoding, etag.as_str()), (None, plain_etag.as_str()));
+        assert_eq!(body, plain.as_bytes());
+
+        // Each ETag revalidates its own representation only.
+        let (status, _, vary, _, body) = fetch(&c, &url, Some("gzip"), Some(&gz_etag)).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(
+            vary.contains("Accept-Encoding") && body.is_empty(),
+            "{path}"
+        );
+        let (status, ..) = fetch(&c, &url, None, Some(&plain_etag)).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        let (status, encoding, ..) = fetch(&c, &url, None, Some(&gz_etag)).await;
+        assert_eq!((status, encoding), (StatusCode::OK, None), "{path}");
+    }
+}

@@ -101,6 +101,110 @@ async fn healthz_answers_while_ten_big_pages_are_analysed() {
     );
 }
 
+/// An article of about `bytes` bytes: paragraphs of words, links and markup, which the
+/// sanitizer reads and writes out whole.
+fn long_article(n: usize, bytes: usize) -> String {
+    let mut s = format!("<article><h1>Article {n}</h1>");
+    let mut i = 0;
+    while s.len() < bytes {
+        let _ = write!(
+            s,
+            "<p class=\"para\" onclick=\"steal()\">Paragraph {i} of article {n}, with \
+             <a href=\"/ref/{i}\">a reference</a>, <b>some</b> <i>words</i> and \
+             <span style=\"color:red\">a note</span>.</p>"
+        );
+        i += 1;
+    }
+    s.push_str("</article>");
+    s
+}
+
+/// The answers stay quick while feeds whose items hold long articles are asked for
+/// again and again: reading the items, sanitizing the articles, rendering and compressing
+/// run on the CPU pool (the tag feed is rendered for each request; the API's list too).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_answers_while_feeds_of_long_articles_are_rendered() {
+    let entries: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("Story {i} about the harbour"), format!("/n/{i}")))
+        .collect();
+    let refs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(t, p)| (t.as_str(), p.as_str()))
+        .collect();
+    let site = Site::start(&refs).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (app, _clock) = common::app_with(dir.path(), |_| {});
+    let base = common::serve(app.clone()).await;
+    let (w, _) = app
+        .add_watch(&NewWatch {
+            url: site.url(),
+            tags: vec!["long".into()],
+            backfill: Some(12),
+            ..Default::default()
+        })
+        .expect("add");
+    app.check(&w, false).await.expect("baseline");
+    let items = app.store().items(&w.id, 100).expect("items");
+    assert_eq!(items.len(), 12, "the backfill");
+    let articles: Vec<(String, String)> = items
+        .iter()
+        .enumerate()
+        .map(|(n, i)| (i.id.clone(), long_article(n, 150_000)))
+        .collect();
+    app.store()
+        .add_full_text(&w.id, &articles, &[], &[])
+        .expect("articles");
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut readers = Vec::new();
+    for path in [
+        "/feed/tag/long.xml".to_owned(),
+        "/feed/tag/long.atom".to_owned(),
+        "/feed/tag/long.json".to_owned(),
+        format!("/api/watches/{}/items", w.id),
+    ] {
+        let (url, stop) = (format!("{base}{path}"), stop.clone());
+        readers.push(tokio::spawn(async move {
+            let c = reqwest::Client::new();
+            let mut served = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let r = c.get(&url).send().await.expect("feed");
+                assert_eq!(r.status(), 200, "{url}");
+                let body = r.text().await.expect("body");
+                assert!(body.contains("Paragraph 9 of article 3"), "{url}");
+                assert!(!body.contains("steal()"), "{url}: sanitized");
+                served += 1;
+            }
+            served
+        }));
+    }
+    let prober = {
+        let (stop, url) = (stop.clone(), format!("{base}/healthz"));
+        std::thread::spawn(move || probe(&url, &stop))
+    };
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut took = prober.join().expect("prober");
+    let mut served = 0;
+    for r in readers {
+        served += r.await.expect("reader");
+    }
+    took.sort();
+    let median = took[took.len() / 2];
+    eprintln!(
+        "healthz during {served} renders: {} probes, median {median:?}, max {:?}",
+        took.len(),
+        took.last().expect("probes")
+    );
+    assert!(served >= 4, "every reader was served: {served}");
+    // As above: on the async workers, a probe that lands during a render waits for it.
+    assert!(
+        median < Duration::from_millis(100),
+        "the web server stalled: median {median:?} over {} probes",
+        took.len()
+    );
+}
+
 /// Sends `GET url` every 50 ms, each on its own, until `stop`; returns how long each took.
 fn probe(url: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -80,9 +80,15 @@ impl App {
         id: &WatchId,
         limit: usize,
     ) -> Result<Vec<Item>, AppError> {
-        let items = self.store.items(id, limit)?;
+        let items = self.items_unsettled(id, limit)?;
         self.settle(reading).await?;
         Ok(items)
+    }
+
+    /// [`App::items`] without the wait: for work on the CPU pool, whose caller settles
+    /// what it read before serving it ([`App::settle`]).
+    pub fn items_unsettled(&self, id: &WatchId, limit: usize) -> Result<Vec<Item>, AppError> {
+        Ok(self.store.items(id, limit)?)
     }
 
     /// Taken before reading what will be served, for [`App::settle`].

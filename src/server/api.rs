@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
@@ -149,13 +149,22 @@ async fn edit(
     Ok(Json(app.watch_json(&base.0, &edited.watch, s.as_ref())))
 }
 
-async fn items(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Result<Json<Vec<ItemJson>>, ApiError> {
+async fn items(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let w = find(&app, &id)?;
-    let items = app.items(&w.id, app.config().feed.max_items).await?;
-    Ok(Json(items.iter().map(ItemJson::from).collect()))
+    let reading = app.reading();
+    // Reading the items (unpacking them), sanitizing their articles, writing the JSON:
+    // on the CPU pool.
+    let json = {
+        let app = app.clone();
+        crate::cpu::run(move || -> Result<Vec<u8>, ApiError> {
+            let items = app.items_unsettled(&w.id, app.config().feed.max_items)?;
+            let items: Vec<ItemJson> = items.iter().map(ItemJson::from).collect();
+            serde_json::to_vec(&items).map_err(|e| ApiError::Internal(e.to_string()))
+        })
+        .await?
+    };
+    app.settle(reading).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 /// Content types an OPML upload may have. Not `text/plain` nor a form type: those are

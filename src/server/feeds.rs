@@ -6,11 +6,14 @@
 //! version, so a matching conditional GET is a 304 without reading the watch or its
 //! items, and a rendered feed is kept in a bounded in-memory cache ([`FeedCache`]) until
 //! the stamp changes. Tag feeds and the OPML are rendered on each request (their ETag is
-//! a hash of the body).
+//! a hash of the body). Every one is also sent in gzip to a client that accepts it
+//! ([`encoding`]). What a feed reads of the store, its render and its compression run on
+//! the CPU pool: a feed of long articles takes no thread that answers requests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +21,7 @@ use axum::routing::get;
 use axum::Extension;
 use axum::Router;
 
+use super::encoding;
 use super::error::ApiError;
 use crate::app::App;
 use crate::model::{Item, Watch, WatchId};
@@ -57,9 +61,43 @@ struct CacheInner {
 struct Cached {
     seq: u64,
     error_due: bool,
-    updated: i64,
-    body: axum::body::Bytes,
     tick: u64,
+    feed: Rendered,
+}
+
+/// A rendered feed: its body, the same in gzip, and when it last changed.
+#[derive(Debug, Clone)]
+struct Rendered {
+    body: Bytes,
+    gzip: Bytes,
+    updated: i64,
+}
+
+impl Rendered {
+    /// `body` with its gzip form (on the CPU pool).
+    fn new(body: String, updated: i64) -> Result<Self, ApiError> {
+        let gzip =
+            encoding::gzip(body.as_bytes()).map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(Self {
+            body: Bytes::from(body),
+            gzip: Bytes::from(gzip),
+            updated,
+        })
+    }
+
+    /// Bytes it takes in memory.
+    fn size(&self) -> usize {
+        self.body.len() + self.gzip.len()
+    }
+
+    /// The body to send: the gzip form when the client accepts it.
+    fn pick(&self, gzip: bool) -> Bytes {
+        if gzip {
+            self.gzip.clone()
+        } else {
+            self.body.clone()
+        }
+    }
 }
 
 impl FeedCache {
@@ -87,7 +125,7 @@ impl FeedCache {
     }
 
     fn put(&self, key: &(WatchId, Format, String), entry: Cached) {
-        let size = entry.body.len() + key.2.len() + 64;
+        let size = entry.feed.size() + key.2.len() + 64;
         if size > self.budget / 8 {
             return;
         }
@@ -95,7 +133,7 @@ impl FeedCache {
         inner.tick += 1;
         let tick = inner.tick;
         if let Some(old) = inner.map.insert(key.clone(), Cached { tick, ..entry }) {
-            inner.bytes -= old.body.len() + key.2.len() + 64;
+            inner.bytes -= old.feed.size() + key.2.len() + 64;
         }
         inner.bytes += size;
         if inner.bytes > self.budget {
@@ -108,7 +146,7 @@ impl FeedCache {
                     break;
                 }
                 if let Some(c) = inner.map.remove(&k) {
-                    inner.bytes -= c.body.len() + k.2.len() + 64;
+                    inner.bytes -= c.feed.size() + k.2.len() + 64;
                 }
             }
         }
@@ -154,14 +192,14 @@ fn error_due(app: &App, stamp: crate::state::FeedStamp) -> bool {
     }
 }
 
-/// The ETag of a watch feed: a function of the stamp, the format, the base URL and the
-/// configuration, never of the body (so it is known without rendering).
+/// The ETag of a watch feed: a function of the stamp, the format, the encoding, the base
+/// URL and the configuration, never of the body (so it is known without rendering).
 fn stamp_etag(
     cache: &FeedCache,
     app: &App,
     stamp: crate::state::FeedStamp,
     error_due: bool,
-    format: Format,
+    (format, gzip): (Format, bool),
     base: &str,
 ) -> String {
     use md5::{Digest, Md5};
@@ -171,7 +209,7 @@ fn stamp_etag(
     });
     let mut h = Md5::new();
     h.update(epoch.as_bytes());
-    h.update([format as u8, u8::from(error_due)]);
+    h.update([format as u8, u8::from(error_due), u8::from(gzip)]);
     h.update(base.as_bytes());
     format!(
         "\"{:x}-{}\"",
@@ -189,13 +227,13 @@ fn none_match(headers: &HeaderMap, etag: &str) -> Option<bool> {
     }))
 }
 
-/// A watch feed's response from its ETag and, unless it is a 304, its body.
+/// A feed's response from its ETag and, unless it is a 304, its body (in gzip when
+/// `gzip`).
 fn stamped_response(
     headers: &HeaderMap,
     etag: &str,
-    format: Format,
-    updated: i64,
-    body: axum::body::Bytes,
+    (content_type, gzip): (&'static str, bool),
+    feed: &Rendered,
 ) -> Response {
     let fresh = match none_match(headers, etag) {
         Some(m) => m,
@@ -203,13 +241,14 @@ fn stamped_response(
             .get(header::IF_MODIFIED_SINCE)
             .and_then(|v| v.to_str().ok())
             .and_then(|s| chrono::DateTime::parse_from_rfc2822(s).ok())
-            .is_some_and(|since| since.timestamp() >= updated),
+            .is_some_and(|since| since.timestamp() >= feed.updated),
     };
     let mut h = HeaderMap::new();
+    encoding::vary(&mut h);
     if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&httpdate(updated)) {
+    if let Ok(v) = HeaderValue::from_str(&httpdate(feed.updated)) {
         h.insert(header::LAST_MODIFIED, v);
     }
     h.insert(
@@ -219,11 +258,11 @@ fn stamped_response(
     if fresh {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
-    );
-    (StatusCode::OK, h, body).into_response()
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if gzip {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    (StatusCode::OK, h, feed.pick(gzip)).into_response()
 }
 
 async fn feed(
@@ -241,10 +280,12 @@ async fn feed(
     let reading = app.reading();
     let stamp = app.feed_stamp(&id)?.ok_or_else(not_found)?;
     let due = error_due(&app, stamp);
-    let etag = stamp_etag(&cache, &app, stamp, due, format, &base.0);
+    let gzip = encoding::accepts_gzip(&headers);
+    let etag = stamp_etag(&cache, &app, stamp, due, (format, gzip), &base.0);
     if none_match(&headers, &etag) == Some(true) {
         // The stamp says the feed is the one the client has: no item is read.
         let mut h = HeaderMap::new();
+        encoding::vary(&mut h);
         if let Ok(v) = HeaderValue::from_str(&etag) {
             h.insert(header::ETAG, v);
         }
@@ -254,27 +295,61 @@ async fn feed(
         );
         return Ok((StatusCode::NOT_MODIFIED, h).into_response());
     }
-    let key = (id, format, base.0.clone());
+    let key = (id, format, base.0);
     if let Some(c) = cache.get(&key, stamp.seq, due) {
-        return Ok(stamped_response(&headers, &etag, format, c.updated, c.body));
+        return Ok(stamped_response(
+            &headers,
+            &etag,
+            (format.content_type(), gzip),
+            &c.feed,
+        ));
     }
-    let id = &key.0;
+    // Reading the items (unpacking them), rendering and compressing: on the CPU pool.
+    let feed = {
+        let (app, key) = (app.clone(), key.clone());
+        crate::cpu::run(move || render_feed(&app, &key)).await?
+    };
+    app.settle(reading).await?;
+    // Rendered after the stamp was read: a commit in between makes it newer than its
+    // stamp, never older, and the next request renders again.
+    cache.put(
+        &key,
+        Cached {
+            seq: stamp.seq,
+            error_due: due,
+            tick: 0,
+            feed: feed.clone(),
+        },
+    );
+    Ok(stamped_response(
+        &headers,
+        &etag,
+        (format.content_type(), gzip),
+        &feed,
+    ))
+}
+
+/// Watch `id`'s feed in `format` for `base`, rendered from the store: on the CPU pool, its
+/// reads settled by the caller before it is served.
+fn render_feed(
+    app: &App,
+    (id, format, base): &(WatchId, Format, String),
+) -> Result<Rendered, ApiError> {
+    let not_found = || ApiError::NotFound(format!("feed {id}"));
     let watch = app.watch(id)?.ok_or_else(not_found)?;
     let state = app.state(id)?;
-    let mut items = app
-        .items_since(reading, id, app.config().feed.max_items)
-        .await?;
+    let mut items = app.items_unsettled(id, app.config().feed.max_items)?;
     // One item per id (= per link), whatever the store holds: a feed never repeats one.
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));
     if items.is_empty() {
         if let Some(s) = &state {
-            items = first_items(&app, &watch, s);
+            items = first_items(app, &watch, s);
         }
     }
     if let Some(e) = state
         .as_ref()
-        .and_then(|s| error_item(&app, &base.0, &watch, s))
+        .and_then(|s| error_item(app, base, &watch, s))
     {
         items.insert(0, e);
     }
@@ -285,31 +360,19 @@ async fn feed(
         watch: &watch,
         title: &title,
         items: &items,
-        base_url: &base.0,
+        base_url: base,
         key_query: &key_query,
         updated,
         ttl_minutes: state.as_ref().map(WatchState::feed_ttl_minutes),
         icon: state.as_ref().and_then(|s| s.icon.as_deref()),
         self_path: None,
     };
-    let body = axum::body::Bytes::from(match format {
+    let body = match format {
         Format::Rss => render::rss(&view),
         Format::Atom => render::atom(&view),
         Format::Json => render::json_feed(&view),
-    });
-    // Rendered after the stamp was read: a commit in between makes it newer than its
-    // stamp, never older, and the next request renders again.
-    cache.put(
-        &key,
-        Cached {
-            seq: stamp.seq,
-            error_due: due,
-            updated,
-            body: body.clone(),
-            tick: 0,
-        },
-    );
-    Ok(stamped_response(&headers, &etag, format, updated, body))
+    };
+    Rendered::new(body, updated)
 }
 
 /// What a watch's feed shows before its first new item, so that a new watch does not
@@ -379,27 +442,57 @@ async fn tag_feed(
         .ok()
         .and_then(|t| t.into_iter().next())
         .ok_or_else(not_found)?;
+    let format = Format::from_ext(ext).ok_or_else(not_found)?;
+    let reading = app.reading();
+    let feed = {
+        let app = app.clone();
+        crate::cpu::run(move || {
+            render_tag_feed(&app, &tag, format, &base.0)?
+                .map(Hashed::new)
+                .transpose()
+        })
+        .await?
+        .ok_or_else(not_found)?
+    };
+    app.settle(reading).await?;
+    let gzip = encoding::accepts_gzip(&headers);
+    Ok(stamped_response(
+        &headers,
+        &feed.etag(gzip),
+        (format.content_type(), gzip),
+        &feed.feed,
+    ))
+}
+
+/// The feed of `tag` in `format` for `base` (`None`: no watch has the tag), rendered from
+/// the store: on the CPU pool, its reads settled by the caller before it is served.
+fn render_tag_feed(
+    app: &App,
+    tag: &str,
+    format: Format,
+    base: &str,
+) -> Result<Option<(String, i64)>, ApiError> {
     let max = app.config().feed.max_items;
     let mut items = Vec::new();
     let mut found = false;
     for w in app.watches()? {
-        if !w.options.tags.contains(&tag) {
+        if !w.options.tags.iter().any(|t| t == tag) {
             continue;
         }
         found = true;
-        items.extend(app.items(&w.id, max).await?);
+        items.extend(app.items_unsettled(&w.id, max)?);
         if let Some(s) = app.state(&w.id)? {
-            items.extend(error_item(&app, &base.0, &w, &s));
+            items.extend(error_item(app, base, &w, &s));
         }
     }
     if !found {
-        return Err(not_found());
+        return Ok(None);
     }
     items.sort_by_key(|i| std::cmp::Reverse(i.first_seen));
     let mut once = std::collections::HashSet::new();
     items.retain(|i| once.insert(i.id.clone()));
     items.truncate(max);
-    let home = format!("{}/?tag={}", base.0, query_value(&tag));
+    let home = format!("{base}/?tag={}", query_value(tag));
     let watch = Watch {
         id: WatchId::for_url(&format!("tag:{tag}")),
         ..Watch::of_url(&home, 0)
@@ -407,25 +500,24 @@ async fn tag_feed(
     let title = format!("sitefeed: {tag}");
     let updated = items.first().map_or(0, |i| i.first_seen);
     let key_query = app.key_query();
-    let self_path = format!("/feed/tag/{}", path_segment(&tag));
+    let self_path = format!("/feed/tag/{}", path_segment(tag));
     let view = FeedView {
         watch: &watch,
         title: &title,
         items: &items,
-        base_url: &base.0,
+        base_url: base,
         key_query: &key_query,
         updated,
         ttl_minutes: None,
         icon: None,
         self_path: Some(&self_path),
     };
-    let (body, content_type) = match ext {
-        "xml" | "rss" => (render::rss(&view), "application/rss+xml; charset=utf-8"),
-        "atom" => (render::atom(&view), "application/atom+xml; charset=utf-8"),
-        "json" => (render::json_feed(&view), "application/feed+json"),
-        _ => return Err(not_found()),
+    let body = match format {
+        Format::Rss => render::rss(&view),
+        Format::Atom => render::atom(&view),
+        Format::Json => render::json_feed(&view),
     };
-    Ok(conditional(&headers, body, content_type, updated))
+    Ok(Some((body, updated)))
 }
 
 /// `s` percent-encoded for a path segment.
@@ -453,52 +545,45 @@ async fn opml(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let tag = q.tag.as_deref().map(|t| t.trim().to_lowercase());
-    let (body, updated) = app.opml_export(&base.0, tag.as_deref())?;
-    Ok(conditional(
+    // Every watch read and written out: on the CPU pool.
+    let opml = {
+        let app = app.clone();
+        crate::cpu::run(move || Hashed::new(app.opml_export(&base.0, tag.as_deref())?)).await?
+    };
+    let gzip = encoding::accepts_gzip(&headers);
+    Ok(stamped_response(
         &headers,
-        body,
-        "text/x-opml; charset=utf-8",
-        updated,
+        &opml.etag(gzip),
+        ("text/x-opml; charset=utf-8", gzip),
+        &opml.feed,
     ))
 }
 
-/// A 200 with validators, or a 304 when the request's validators match.
-fn conditional(headers: &HeaderMap, body: String, content_type: &str, updated: i64) -> Response {
-    let etag = render::etag(body.as_bytes());
-    let last_modified = httpdate(updated);
-    let inm = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok());
-    let fresh = match inm {
-        Some(inm) => inm.split(',').any(|t| {
-            let t = t.trim();
-            t == "*" || t.trim_start_matches("W/") == etag
-        }),
-        None => headers
-            .get(header::IF_MODIFIED_SINCE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|s| chrono::DateTime::parse_from_rfc2822(s).ok())
-            .is_some_and(|since| since.timestamp() >= updated),
-    };
-    let mut h = HeaderMap::new();
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
+/// A document rendered on each request, its ETag a hash of its body (made with it, on
+/// the CPU pool).
+struct Hashed {
+    feed: Rendered,
+    /// The body's ETag ([`render::etag`]).
+    etag: String,
+}
+
+impl Hashed {
+    fn new((body, updated): (String, i64)) -> Result<Self, ApiError> {
+        let etag = render::etag(body.as_bytes());
+        Ok(Self {
+            feed: Rendered::new(body, updated)?,
+            etag,
+        })
     }
-    if let Ok(v) = HeaderValue::from_str(&last_modified) {
-        h.insert(header::LAST_MODIFIED, v);
+
+    /// The ETag of the body, or of its gzip form.
+    fn etag(&self, gzip: bool) -> String {
+        if gzip {
+            format!("{}-gz\"", self.etag.trim_end_matches('"'))
+        } else {
+            self.etag.clone()
+        }
     }
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("max-age=60"),
-    );
-    if fresh {
-        return (StatusCode::NOT_MODIFIED, h).into_response();
-    }
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(content_type).unwrap_or(HeaderValue::from_static("text/plain")),
-    );
-    (StatusCode::OK, h, body).into_response()
 }
 
 /// An HTTP date (RFC 7231 IMF-fixdate).

@@ -8,6 +8,7 @@
 pub mod api;
 mod auth;
 pub mod base;
+mod encoding;
 mod error;
 mod feeds;
 pub mod list;
