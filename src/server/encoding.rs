@@ -88,13 +88,16 @@ mod tests {
     #[test]
     fn the_gzip_form_unpacks_to_the_body() {
         use std::io::Read;
-        let body = "<rss><channel><title>Feed</title></channel></rss>\n".repeat(200);
-        let packed = gzip(body.as_bytes()).expect("gzip");
-        assert!(packed.len() < body.len() / 5, "{} bytes", packed.len());
-        let mut out = String::new();
-        flate2::read::GzDecoder::new(packed.as_slice())
-            .read_to_string(&mut out)
-            .expect("gunzip");
-        assert_eq!(out, body);
+        let feed = "<rss><channel><title>Feed</title></channel></rss>\n".repeat(200);
+        let text = "通知公告：关于2026年寒假放假安排的通知 — Ünïcödé".repeat(50);
+        for body in [feed.as_str(), text.as_str(), ""] {
+            let packed = gzip(body.as_bytes()).expect("gzip");
+            let mut out = String::new();
+            flate2::read::GzDecoder::new(packed.as_slice())
+                .read_to_string(&mut out)
+                .expect("gunzip");
+            assert_eq!(out, body);
+        }
+        assert!(gzip(feed.as_bytes()).expect("gzip").len() < feed.len() / 5);
     }
 }

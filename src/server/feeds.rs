@@ -171,6 +171,14 @@ impl Format {
         }
     }
 
+    fn render(self, view: &FeedView<'_>) -> String {
+        match self {
+            Self::Rss => render::rss(view),
+            Self::Atom => render::atom(view),
+            Self::Json => render::json_feed(view),
+        }
+    }
+
     fn content_type(self) -> &'static str {
         match self {
             Self::Rss => "application/rss+xml; charset=utf-8",
@@ -367,11 +375,7 @@ fn render_feed(
         icon: state.as_ref().and_then(|s| s.icon.as_deref()),
         self_path: None,
     };
-    let body = match format {
-        Format::Rss => render::rss(&view),
-        Format::Atom => render::atom(&view),
-        Format::Json => render::json_feed(&view),
-    };
+    let body = format.render(&view);
     Rendered::new(body, updated)
 }
 
@@ -512,11 +516,7 @@ fn render_tag_feed(
         icon: None,
         self_path: Some(&self_path),
     };
-    let body = match format {
-        Format::Rss => render::rss(&view),
-        Format::Atom => render::atom(&view),
-        Format::Json => render::json_feed(&view),
-    };
+    let body = format.render(&view);
     Ok(Some((body, updated)))
 }
 
