@@ -66,17 +66,29 @@ async fn list(
     >,
 ) -> Result<Response, ApiError> {
     let axum::extract::Query(q) = q.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
-    let out: Vec<WatchJson> = rows
-        .iter()
-        .map(|(_, w, s)| app.watch_json(&base.0, w, s.as_ref()))
-        .collect();
+    // Every watch and its state read, filtered, sorted and written out: on the CPU pool.
+    let (json, total) = {
+        let app = app.clone();
+        crate::cpu::run(move || -> Result<_, ApiError> {
+            let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
+            let out: Vec<WatchJson> = rows
+                .iter()
+                .map(|(_, w, s)| app.watch_json(&base.0, w, s.as_ref()))
+                .collect();
+            let json = serde_json::to_vec(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
+            Ok((json, total))
+        })
+        .await?
+    };
     Ok((
-        [(
-            axum::http::HeaderName::from_static("x-total-count"),
-            total.to_string(),
-        )],
-        Json(out),
+        [
+            (
+                axum::http::HeaderName::from_static("x-total-count"),
+                total.to_string(),
+            ),
+            (header::CONTENT_TYPE, "application/json".to_owned()),
+        ],
+        json,
     )
         .into_response())
 }

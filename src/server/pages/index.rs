@@ -21,7 +21,7 @@ use crate::server::error::ApiError;
 use crate::server::list::ListQuery;
 
 /// What the add form was given, to refill it after an error.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub(super) struct AddForm {
     url: Option<String>,
     depth: Option<String>,
@@ -91,6 +91,20 @@ fn add_form(ctx: &Ctx, f: &AddForm) -> Markup {
 
 /// Watches on one page of the list.
 const LIST_PAGE: usize = 50;
+
+/// [`index_body`] on the CPU pool: it reads every watch and its state, filters, sorts and
+/// writes out the page.
+async fn index_body_off(
+    app: &Arc<App>,
+    base: &str,
+    ctx: &Ctx,
+    form: AddForm,
+    msg: Option<Markup>,
+    list: ListQuery,
+) -> Result<Markup, ApiError> {
+    let (app, base, ctx) = (app.clone(), base.to_owned(), ctx.clone());
+    crate::cpu::run(move || index_body(&app, &base, &ctx, &form, msg.as_ref(), &list)).await
+}
 
 #[allow(
     clippy::too_many_lines,
@@ -276,14 +290,7 @@ pub(super) async fn index(
         page: q.page.as_deref().and_then(|p| p.trim().parse().ok()),
         ..ListQuery::default()
     };
-    let body = index_body(
-        &app,
-        &base.0,
-        &ctx,
-        &AddForm::default(),
-        msg.as_ref(),
-        &list,
-    )?;
+    let body = index_body_off(&app, &base.0, &ctx, AddForm::default(), msg, list).await?;
     Ok(ctx.page(StatusCode::OK, "watches", &body))
 }
 
@@ -347,7 +354,8 @@ pub(super) async fn add(
         Ok((w, false)) => Ok(Redirect::to(&format!("/?exists={}", w.id)).into_response()),
         Err(AppError::BadInput(m)) => {
             let msg = html! { p.msg #error { "Not added: " bdi { (plain(&m)) } } };
-            let body = index_body(&app, &base.0, &ctx, &f, Some(&msg), &ListQuery::default())?;
+            let body =
+                index_body_off(&app, &base.0, &ctx, f, Some(msg), ListQuery::default()).await?;
             Ok(ctx.page(StatusCode::BAD_REQUEST, "watches", &body))
         }
         Err(e) => Err(e.into()),
@@ -434,14 +442,15 @@ pub(super) async fn import_opml(
             html! { p.msg #error { "Nothing imported: " bdi { (plain(m)) } } },
         ),
     };
-    let body = index_body(
+    let body = index_body_off(
         &app,
         &base.0,
         &ctx,
-        &AddForm::default(),
-        Some(&msg),
-        &ListQuery::default(),
-    )?;
+        AddForm::default(),
+        Some(msg),
+        ListQuery::default(),
+    )
+    .await?;
     Ok(ctx.page(status, "OPML import", &body))
 }
 

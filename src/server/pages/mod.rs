@@ -65,6 +65,7 @@ input,select,button,textarea{background:#222;color:#ddd;border:1px solid #555}}"
 
 /// Per-request things every page needs: the CSRF token (and its cookie when new) and
 /// whether to show the logout button.
+#[derive(Clone)]
 struct Ctx {
     csrf: String,
     set_cookie: Option<axum::http::HeaderValue>,
