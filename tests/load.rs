@@ -128,11 +128,8 @@ async fn healthz_answers_while_feeds_of_long_articles_are_rendered() {
     let entries: Vec<(String, String)> = (0..12)
         .map(|i| (format!("Story {i} about the harbour"), format!("/n/{i}")))
         .collect();
-    let refs: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(t, p)| (t.as_str(), p.as_str()))
-        .collect();
-    let site = Site::start(&refs).await;
+    let site = Site::empty().await;
+    site.set(&entries);
     let dir = tempfile::tempdir().expect("tempdir");
     let (app, _clock) = common::app_with(dir.path(), |_| {});
     let base = common::serve(app.clone()).await;

@@ -135,10 +135,10 @@ impl Site {
     }
 
     /// The front page lists these (title, path) entries from now on.
-    pub fn set(&self, entries: &[(&str, &str)]) {
+    pub fn set<T: AsRef<str>, P: AsRef<str>>(&self, entries: &[(T, P)]) {
         let entries = entries
             .iter()
-            .map(|(t, p)| ((*t).to_owned(), (*p).to_owned()))
+            .map(|(t, p)| (t.as_ref().to_owned(), p.as_ref().to_owned()))
             .collect();
         self.lock()
             .routes
