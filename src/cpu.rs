@@ -12,6 +12,10 @@
 //! Two threads that always run the checks hold the working set of two checks. Measured
 //! in `bench/README.md` ("Where the peak memory is, one thread per core, ...").
 //!
+//! Two lanes lead to the pool: what a request waits for (a feed's render, a list, a
+//! preview: [`run_first`]) is taken before the checks' work ([`run`]), so a reader's
+//! answer does not queue behind every analysis that is due.
+//!
 //! The async runtime gets one worker thread per four cores, at least one
 //! ([`async_threads`]): its tasks only wait (for a socket, a timer, the pool, the
 //! committer), and a second worker on a small machine mostly adds wake-ups. Each check
@@ -22,9 +26,9 @@
 //!
 //! May use: nothing.
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// The worker threads of the async runtime on a machine of `cores` cores: one per four
 /// cores, at least one.
@@ -46,49 +50,113 @@ fn cores() -> usize {
 /// A task for the pool.
 type Job = Box<dyn FnOnce() + Send>;
 
-/// The pool: the queue its threads take tasks from, in the order they came. `None` when
-/// not one thread could be started; then tasks run on tokio's blocking threads.
-fn pool() -> Option<&'static mpsc::Sender<Job>> {
-    static POOL: OnceLock<Option<mpsc::Sender<Job>>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let cores = cores();
-        let (tx, rx) = mpsc::channel::<Job>();
-        let rx = Arc::new(Mutex::new(rx));
+/// The pool's queue: its threads take the first lane's tasks before the other's, each
+/// lane in the order its tasks came.
+struct Queue {
+    lanes: Mutex<Lanes>,
+    ready: Condvar,
+}
+
+struct Lanes {
+    /// What a request waits for.
+    first: VecDeque<Job>,
+    /// The rest: the checks' work.
+    rest: VecDeque<Job>,
+}
+
+impl Queue {
+    /// The lanes; a panic never happens while they are held, so a poisoned lock is
+    /// taken as it is.
+    fn lock(&self) -> MutexGuard<'_, Lanes> {
+        self.lanes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, job: Job, first: bool) {
+        let mut lanes = self.lock();
+        if first {
+            lanes.first.push_back(job);
+        } else {
+            lanes.rest.push_back(job);
+        }
+        drop(lanes);
+        self.ready.notify_one();
+    }
+
+    /// The next task, once there is one.
+    fn next(&self) -> Job {
+        let mut lanes = self.lock();
+        loop {
+            if let Some(job) = lanes.first.pop_front().or_else(|| lanes.rest.pop_front()) {
+                return job;
+            }
+            lanes = self
+                .ready
+                .wait(lanes)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// The pool's queue, for the process.
+static QUEUE: Queue = Queue {
+    lanes: Mutex::new(Lanes {
+        first: VecDeque::new(),
+        rest: VecDeque::new(),
+    }),
+    ready: Condvar::new(),
+};
+
+/// The pool, its threads started on first use. `None` when not one thread could be
+/// started; then tasks run on tokio's blocking threads.
+fn pool() -> Option<&'static Queue> {
+    static STARTED: OnceLock<bool> = OnceLock::new();
+    let started = *STARTED.get_or_init(|| {
         let mut started = 0;
-        for n in 0..cores {
-            let rx = Arc::clone(&rx);
+        for n in 0..cores() {
             let spawned = std::thread::Builder::new()
                 .name(format!("sitefeed-cpu-{n}"))
-                .spawn(move || worker(&rx));
+                .spawn(|| worker(&QUEUE));
             match spawned {
                 Ok(_) => started += 1,
                 Err(e) => tracing::warn!(error = %e, "cannot start a CPU thread"),
             }
         }
-        (started > 0).then_some(tx)
-    })
-    .as_ref()
+        started > 0
+    });
+    started.then_some(&QUEUE)
 }
 
-/// A pool thread: runs tasks until the queue is gone. A task's panic goes back to its
-/// caller inside the task's result, so the thread lives on.
-fn worker(rx: &Mutex<mpsc::Receiver<Job>>) {
+/// A pool thread: runs tasks for as long as the process lives. A task's panic goes back
+/// to its caller inside the task's result, so the thread lives on.
+fn worker(queue: &Queue) {
     loop {
         // The lock is held only while waiting for the next task, never while running it.
-        let next = match rx.lock() {
-            Ok(rx) => rx.recv(),
-            Err(poisoned) => poisoned.into_inner().recv(),
-        };
-        match next {
-            Ok(job) => job(),
-            Err(mpsc::RecvError) => return,
-        }
+        queue.next()();
     }
 }
 
-/// Runs `f` on the CPU pool once one of its threads is free, and returns its result. A
-/// panic in `f` continues in the caller, as if `f` had run there.
-pub async fn run<T, F>(f: F) -> T
+/// Runs `f` on the CPU pool once one of its threads is free and the tasks queued before
+/// it have been taken, and returns its result. A panic in `f` continues in the caller,
+/// as if `f` had run there.
+pub fn run<T, F>(f: F) -> impl std::future::Future<Output = T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    on_pool(f, false)
+}
+
+/// [`run`] for what a request waits for: taken before every task of [`run`] still
+/// queued.
+pub fn run_first<T, F>(f: F) -> impl std::future::Future<Output = T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    on_pool(f, true)
+}
+
+async fn on_pool<T, F>(f: F, first: bool) -> T
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
@@ -101,10 +169,7 @@ where
         // The caller may have gone (a shutdown); its result is then dropped here.
         let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
     });
-    if pool.send(job).is_err() {
-        // The pool's threads are gone: not while the process runs.
-        return std::future::pending().await;
-    }
+    pool.push(job, first);
     match rx.await {
         Ok(Ok(v)) => v,
         Ok(Err(panic)) => resume_unwind(panic),
@@ -157,6 +222,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     /// Runs `n` tasks through `start`, each sleeping 20 ms: none may run on the calling
     /// (async) thread, and at most one per core at the same moment.
@@ -241,6 +307,54 @@ mod tests {
             "{} threads for {cores} cores",
             threads.len()
         );
+    }
+
+    /// A thread that comes free takes what a request waits for before the checks' tasks
+    /// queued earlier.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_s_task_is_taken_before_the_checks_queued_earlier() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        use std::time::Duration;
+        let cores = cores();
+        // Every pool thread held by a task of ours; the holders let go one at a time.
+        let (started, released) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let holders: Vec<_> = (0..cores)
+            .map(|_| {
+                let (started, released) = (started.clone(), released.clone());
+                tokio::spawn(run(move || {
+                    let ticket = started.fetch_add(1, SeqCst);
+                    while released.load(SeqCst) <= ticket {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }))
+            })
+            .collect();
+        while started.load(SeqCst) < cores {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let task = |name: &'static str| {
+            let order = order.clone();
+            move || order.lock().expect("order").push(name)
+        };
+        let mut queued = Vec::new();
+        for _ in 0..3 {
+            queued.push(tokio::spawn(run(task("check"))));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        queued.push(tokio::spawn(run_first(task("request"))));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // One thread comes free: it takes the request's task, queued last.
+        released.store(1, SeqCst);
+        while order.lock().expect("order").is_empty() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        released.store(cores, SeqCst);
+        for t in holders.into_iter().chain(queued) {
+            t.await.expect("task");
+        }
+        let order = order.lock().expect("order").clone();
+        assert_eq!(order, ["request", "check", "check", "check"]);
     }
 
     /// A task's panic reaches its caller; the thread that ran it takes the next task.

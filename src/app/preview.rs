@@ -86,7 +86,7 @@ pub(super) async fn run(
     let tracking = app.tracking().clone();
     let fresh = crate::schedule::Adaptive::initial(&app.config.schedule);
     // Parsing and the analysis run on the CPU pool, off the async workers.
-    let analysed = crate::cpu::run(move || -> Result<_, StoreError> {
+    let analysed = crate::cpu::run_first(move || -> Result<_, StoreError> {
         let prev = store
             .state(&watch.id)?
             .unwrap_or_else(|| WatchState::new(0, fresh));

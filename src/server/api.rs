@@ -69,7 +69,7 @@ async fn list(
     // Every watch and its state read, filtered, sorted and written out: on the CPU pool.
     let (json, total) = {
         let app = app.clone();
-        crate::cpu::run(move || -> Result<_, ApiError> {
+        crate::cpu::run_first(move || -> Result<_, ApiError> {
             let (rows, total) = super::list::select(&app, &q, usize::MAX)?;
             let out: Vec<WatchJson> = rows
                 .iter()
@@ -168,7 +168,7 @@ async fn items(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Re
     // on the CPU pool.
     let json = {
         let app = app.clone();
-        crate::cpu::run(move || -> Result<Vec<u8>, ApiError> {
+        crate::cpu::run_first(move || -> Result<Vec<u8>, ApiError> {
             let items = app.items_unsettled(&w.id, app.config().feed.max_items)?;
             let items: Vec<ItemJson> = items.iter().map(ItemJson::from).collect();
             serde_json::to_vec(&items).map_err(|e| ApiError::Internal(e.to_string()))

@@ -315,7 +315,7 @@ async fn feed(
     // Reading the items (unpacking them), rendering and compressing: on the CPU pool.
     let feed = {
         let (app, key) = (app.clone(), key.clone());
-        crate::cpu::run(move || render_feed(&app, &key)).await?
+        crate::cpu::run_first(move || render_feed(&app, &key)).await?
     };
     app.settle(reading).await?;
     // Rendered after the stamp was read: a commit in between makes it newer than its
@@ -450,7 +450,7 @@ async fn tag_feed(
     let reading = app.reading();
     let feed = {
         let app = app.clone();
-        crate::cpu::run(move || {
+        crate::cpu::run_first(move || {
             render_tag_feed(&app, &tag, format, &base.0)?
                 .map(Hashed::new)
                 .transpose()
@@ -548,7 +548,8 @@ async fn opml(
     // Every watch read and written out: on the CPU pool.
     let opml = {
         let app = app.clone();
-        crate::cpu::run(move || Hashed::new(app.opml_export(&base.0, tag.as_deref())?)).await?
+        crate::cpu::run_first(move || Hashed::new(app.opml_export(&base.0, tag.as_deref())?))
+            .await?
     };
     let gzip = encoding::accepts_gzip(&headers);
     Ok(stamped_response(

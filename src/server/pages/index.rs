@@ -103,7 +103,7 @@ async fn index_body_off(
     list: ListQuery,
 ) -> Result<Markup, ApiError> {
     let (app, base, ctx) = (app.clone(), base.to_owned(), ctx.clone());
-    crate::cpu::run(move || index_body(&app, &base, &ctx, &form, msg.as_ref(), &list)).await
+    crate::cpu::run_first(move || index_body(&app, &base, &ctx, &form, msg.as_ref(), &list)).await
 }
 
 #[allow(
