@@ -130,14 +130,15 @@ fn pool() -> Option<&'static Queue> {
 /// to its caller inside the task's result, so the thread lives on.
 fn worker(queue: &Queue) {
     loop {
-        // The lock is held only while waiting for the next task, never while running it.
+        // The lock is held only to take the next task (a wait for one lets it go), never
+        // while running it.
         queue.next()();
     }
 }
 
-/// Runs `f` on the CPU pool once one of its threads is free and the tasks queued before
-/// it have been taken, and returns its result. A panic in `f` continues in the caller,
-/// as if `f` had run there.
+/// Runs `f` on the CPU pool once one of its threads is free and no task of [`run_first`]
+/// nor one of `run` queued earlier waits, and returns its result. A panic in `f`
+/// continues in the caller, as if `f` had run there.
 pub fn run<T, F>(f: F) -> impl std::future::Future<Output = T>
 where
     F: FnOnce() -> T + Send + 'static,
