@@ -75,8 +75,7 @@ async fn list(
                 .iter()
                 .map(|(_, w, s)| app.watch_json(&base.0, w, s.as_ref()))
                 .collect();
-            let json = serde_json::to_vec(&out).map_err(|e| ApiError::Internal(e.to_string()))?;
-            Ok((json, total))
+            Ok((to_json(&out)?, total))
         })
         .await?
     };
@@ -91,6 +90,11 @@ async fn list(
         json,
     )
         .into_response())
+}
+
+/// `value` as a JSON body, written where it is called (on the CPU pool, for a long list).
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(value).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 fn find(app: &App, id: &str) -> Result<Watch, ApiError> {
@@ -171,7 +175,7 @@ async fn items(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Re
         crate::cpu::run_first(move || -> Result<Vec<u8>, ApiError> {
             let items = app.items_unsettled(&w.id, app.config().feed.max_items)?;
             let items: Vec<ItemJson> = items.iter().map(ItemJson::from).collect();
-            serde_json::to_vec(&items).map_err(|e| ApiError::Internal(e.to_string()))
+            to_json(&items)
         })
         .await?
     };

@@ -65,38 +65,32 @@ struct Cached {
     feed: Rendered,
 }
 
-/// A rendered feed: its body, the same in gzip, and when it last changed.
+/// A rendered feed: its body, the same in gzip when it was asked for, and when it last
+/// changed.
 #[derive(Debug, Clone)]
 struct Rendered {
     body: Bytes,
-    gzip: Bytes,
+    gzip: Option<Bytes>,
     updated: i64,
 }
 
 impl Rendered {
-    /// `body` with its gzip form (on the CPU pool).
-    fn new(body: String, updated: i64) -> Result<Self, ApiError> {
-        let gzip =
-            encoding::gzip(body.as_bytes()).map_err(|e| ApiError::Internal(e.to_string()))?;
+    /// `body`, with its gzip form when `gzip` (on the CPU pool).
+    fn new(body: String, updated: i64, gzip: bool) -> Result<Self, ApiError> {
+        let gzip = gzip
+            .then(|| encoding::gzip(body.as_bytes()))
+            .transpose()
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(Self {
             body: Bytes::from(body),
-            gzip: Bytes::from(gzip),
+            gzip: gzip.map(Bytes::from),
             updated,
         })
     }
 
     /// Bytes it takes in memory.
     fn size(&self) -> usize {
-        self.body.len() + self.gzip.len()
-    }
-
-    /// The body to send: the gzip form when the client accepts it.
-    fn pick(&self, gzip: bool) -> Bytes {
-        if gzip {
-            self.gzip.clone()
-        } else {
-            self.body.clone()
-        }
+        self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len)
     }
 }
 
@@ -251,26 +245,37 @@ fn stamped_response(
             .and_then(|s| chrono::DateTime::parse_from_rfc2822(s).ok())
             .is_some_and(|since| since.timestamp() >= feed.updated),
     };
+    let mut h = validators(etag);
+    if let Ok(v) = HeaderValue::from_str(&httpdate(feed.updated)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    if fresh {
+        return (StatusCode::NOT_MODIFIED, h).into_response();
+    }
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    let body = match (&feed.gzip, gzip) {
+        (Some(packed), true) => {
+            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            packed.clone()
+        }
+        _ => feed.body.clone(),
+    };
+    (StatusCode::OK, h, body).into_response()
+}
+
+/// The headers every feed answer carries, a 304 too: its ETag, how long it may be kept,
+/// and that it depends on `Accept-Encoding`.
+fn validators(etag: &str) -> HeaderMap {
     let mut h = HeaderMap::new();
     encoding::vary(&mut h);
     if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&httpdate(feed.updated)) {
-        h.insert(header::LAST_MODIFIED, v);
-    }
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("max-age=60"),
     );
-    if fresh {
-        return (StatusCode::NOT_MODIFIED, h).into_response();
-    }
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if gzip {
-        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    }
-    (StatusCode::OK, h, feed.pick(gzip)).into_response()
+    h
 }
 
 async fn feed(
@@ -292,16 +297,7 @@ async fn feed(
     let etag = stamp_etag(&cache, &app, stamp, due, (format, gzip), &base.0);
     if none_match(&headers, &etag) == Some(true) {
         // The stamp says the feed is the one the client has: no item is read.
-        let mut h = HeaderMap::new();
-        encoding::vary(&mut h);
-        if let Ok(v) = HeaderValue::from_str(&etag) {
-            h.insert(header::ETAG, v);
-        }
-        h.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("max-age=60"),
-        );
-        return Ok((StatusCode::NOT_MODIFIED, h).into_response());
+        return Ok((StatusCode::NOT_MODIFIED, validators(&etag)).into_response());
     }
     let key = (id, format, base.0);
     if let Some(c) = cache.get(&key, stamp.seq, due) {
@@ -375,8 +371,8 @@ fn render_feed(
         icon: state.as_ref().and_then(|s| s.icon.as_deref()),
         self_path: None,
     };
-    let body = format.render(&view);
-    Rendered::new(body, updated)
+    // Both forms: the cache serves readers that take gzip and those that do not.
+    Rendered::new(format.render(&view), updated, true)
 }
 
 /// What a watch's feed shows before its first new item, so that a new watch does not
@@ -447,22 +443,22 @@ async fn tag_feed(
         .and_then(|t| t.into_iter().next())
         .ok_or_else(not_found)?;
     let format = Format::from_ext(ext).ok_or_else(not_found)?;
+    let gzip = encoding::accepts_gzip(&headers);
     let reading = app.reading();
     let feed = {
         let app = app.clone();
         crate::cpu::run_first(move || {
             render_tag_feed(&app, &tag, format, &base.0)?
-                .map(Hashed::new)
+                .map(|f| Hashed::new(f, gzip))
                 .transpose()
         })
         .await?
         .ok_or_else(not_found)?
     };
     app.settle(reading).await?;
-    let gzip = encoding::accepts_gzip(&headers);
     Ok(stamped_response(
         &headers,
-        &feed.etag(gzip),
+        &feed.etag(),
         (format.content_type(), gzip),
         &feed.feed,
     ))
@@ -545,16 +541,16 @@ async fn opml(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let tag = q.tag.as_deref().map(|t| t.trim().to_lowercase());
+    let gzip = encoding::accepts_gzip(&headers);
     // Every watch read and written out: on the CPU pool.
     let opml = {
         let app = app.clone();
-        crate::cpu::run_first(move || Hashed::new(app.opml_export(&base.0, tag.as_deref())?))
+        crate::cpu::run_first(move || Hashed::new(app.opml_export(&base.0, tag.as_deref())?, gzip))
             .await?
     };
-    let gzip = encoding::accepts_gzip(&headers);
     Ok(stamped_response(
         &headers,
-        &opml.etag(gzip),
+        &opml.etag(),
         ("text/x-opml; charset=utf-8", gzip),
         &opml.feed,
     ))
@@ -569,17 +565,19 @@ struct Hashed {
 }
 
 impl Hashed {
-    fn new((body, updated): (String, i64)) -> Result<Self, ApiError> {
+    /// `body` and, for a client that takes it (`gzip`), its gzip form: made for this
+    /// answer only, so not for one that would not send it.
+    fn new((body, updated): (String, i64), gzip: bool) -> Result<Self, ApiError> {
         let etag = render::etag(body.as_bytes());
         Ok(Self {
-            feed: Rendered::new(body, updated)?,
+            feed: Rendered::new(body, updated, gzip)?,
             etag,
         })
     }
 
-    /// The ETag of the body, or of its gzip form.
-    fn etag(&self, gzip: bool) -> String {
-        if gzip {
+    /// The ETag of what is sent: the body, or its gzip form.
+    fn etag(&self) -> String {
+        if self.feed.gzip.is_some() {
             format!("{}-gz\"", self.etag.trim_end_matches('"'))
         } else {
             self.etag.clone()
