@@ -1,7 +1,9 @@
-//! Feeds sent gzip-compressed to the readers that accept it (nearly all do): a feed is
-//! compressed once, when it is rendered, on the CPU pool, and kept with its plain form,
-//! so a request costs no compression. The gzip form is a representation of its own: it
-//! has its own ETag, and every feed answer says it varies with `Accept-Encoding`.
+//! Feeds sent gzip-compressed to the readers that accept it (nearly all do): a watch
+//! feed is compressed once, when it is rendered, on the CPU pool, and kept with its plain
+//! form, so a request costs no compression; a tag feed or the OPML, rendered for each
+//! request, is compressed with its render when the client takes gzip. The gzip form is a
+//! representation of its own: it has its own ETag, and every feed answer says it varies
+//! with `Accept-Encoding`.
 
 use axum::http::{header, HeaderMap, HeaderValue};
 
